@@ -1,0 +1,99 @@
+#include "log/log.h"
+
+#include <json/json.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+namespace portcullis::log {
+namespace {
+
+Level g_min = Level::kInfo;
+std::string g_component = "portcullis";
+
+std::string_view level_name(Level l) {
+  switch (l) {
+    case Level::kDebug: return "debug";
+    case Level::kInfo: return "info";
+    case Level::kWarn: return "warn";
+    case Level::kError: return "error";
+  }
+  return "info";
+}
+
+std::string now_rfc3339_millis() {
+  auto now = std::chrono::system_clock::now();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
+}
+
+const Json::StreamWriterBuilder& writer() {
+  static const Json::StreamWriterBuilder w = [] {
+    Json::StreamWriterBuilder b;
+    b["indentation"] = "";
+    b["emitUTF8"] = true;
+    return b;
+  }();
+  return w;
+}
+
+}  // namespace
+
+void init(std::string_view component, Level min_level) {
+  g_component = std::string(component);
+  g_min = min_level;
+}
+
+Level parse_level(std::string_view name, Level fallback) {
+  if (name == "debug") return Level::kDebug;
+  if (name == "info") return Level::kInfo;
+  if (name == "warn" || name == "warning") return Level::kWarn;
+  if (name == "error") return Level::kError;
+  return fallback;
+}
+
+void write(Level level, std::string_view msg, std::initializer_list<Field> fields) {
+  if (level < g_min) return;
+  Json::Value line(Json::objectValue);
+  line["ts"] = now_rfc3339_millis();
+  line["level"] = std::string(level_name(level));
+  line["component"] = g_component;
+  line["pid"] = static_cast<Json::Int>(getpid());
+  line["msg"] = std::string(msg);
+  for (const Field& f : fields) {
+    std::string key(f.key);
+    if (f.is_number) {
+      if (std::floor(f.number) == f.number && std::fabs(f.number) < 9e15) {
+        line[key] = static_cast<Json::Int64>(f.number);
+      } else {
+        line[key] = f.number;
+      }
+    } else {
+      line[key] = f.text;
+    }
+  }
+  std::string out = Json::writeString(writer(), line);
+  out.push_back('\n');
+  // One write(2) per line keeps lines whole when several processes share the file.
+  ssize_t ignored = ::write(STDERR_FILENO, out.data(), out.size());
+  (void)ignored;
+}
+
+std::string redact(std::string_view secret) {
+  std::string out(secret.substr(0, secret.size() >= 16 ? 4 : 0));
+  out += "…(" + std::to_string(secret.size()) + " chars)";
+  return out;
+}
+
+}  // namespace portcullis::log
