@@ -113,8 +113,9 @@ stack_bootstrap() {
   fi
   if [[ ! -s $out ]]; then
     rm -f "$out"
-    die "the database was bootstrapped before, but $BOOTSTRAP_ENV is gone, so the management
-  client's secret is lost. Either make a new client:
+    die "portcullis bootstrap printed no credentials (see $LOG_DIR/cli.log). If this database
+  was bootstrapped before and $BOOTSTRAP_ENV is gone, the management client's secret is
+  lost. Either make a new client:
     $CLI --config $CONF clients create --name local --scopes <all scopes>
   and write its PORTCULLIS_CLIENT_ID=... and PORTCULLIS_CLIENT_SECRET=... lines into
   $BOOTSTRAP_ENV (mode 0600), or start from scratch: scripts/run-local stop; rm -rf $VAR_DIR"
