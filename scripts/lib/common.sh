@@ -135,6 +135,6 @@ tail_logs() {
   for f in "$@"; do
     [[ -s $f ]] || continue
     printf -- '--- last lines of %s\n' "$f" >&2
-    tail -n 15 "$f" >&2
+    tail -n 10 "$f" >&2
   done
 }
