@@ -47,6 +47,14 @@ nginx_test() {
   fi
 }
 
+# nginx_target: ADDR:PORT the rendered configuration listens on (the running stack's, which
+# may differ from this shell's PORTCULLIS_PORT); the configured one when nothing is rendered.
+nginx_target() {
+  local t=""
+  [[ -f $NGINX_CONF ]] && t=$(sed -n 's/^ *listen *\([0-9.]*:[0-9]*\).*/\1/p' "$NGINX_CONF" | head -n 1)
+  printf '%s\n' "${t:-$LISTEN_ADDR:$PORT}"
+}
+
 nginx_pid() { pid_alive "$NGINX_PIDFILE" nginx; }
 
 # nginx_start: starts nginx, or reloads it when it is running (new config, no dropped requests).
