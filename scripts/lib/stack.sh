@@ -71,7 +71,7 @@ config_env() {
   local name line
   while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^PORTCULLIS_' || true)
   while IFS= read -r line; do
-    [[ $line =~ ^([A-Z0-9_]+)=(.*)$ ]] && export "${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
+    if [[ $line =~ ^([A-Z0-9_]+)=(.*)$ ]]; then export "${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"; fi
   done <"$CONF"
 }
 
@@ -207,7 +207,7 @@ write_local_env() {
     printf 'PORTCULLIS_BASE_URL=%s\n' "$BASE_URL"
     printf 'PORTCULLIS_CLIENT_ID=%s\n' "$(bootstrap_value PORTCULLIS_CLIENT_ID)"
     printf 'PORTCULLIS_CLIENT_SECRET=%s\n' "$(bootstrap_value PORTCULLIS_CLIENT_SECRET)"
-    ((${#DEMO_ENV_LINES[@]})) && printf '%s\n' "${DEMO_ENV_LINES[@]}"
+    if ((${#DEMO_ENV_LINES[@]})); then printf '%s\n' "${DEMO_ENV_LINES[@]}"; fi
   } >>"$tmp"
   mv "$tmp" "$LOCAL_ENV"
 }
