@@ -197,6 +197,9 @@ class Pool {
     }
     ::setpgid(pid_, pid_);
   }
+  // Takes over an already forked pool process (pid is its own process group leader).
+  explicit Pool(pid_t pid, std::string path) : path_(std::move(path)), pid_(pid) {}
+
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
   ~Pool() {
@@ -313,7 +316,34 @@ bool workers_ready(const std::string& dir, pid_t master, std::size_t n) {
   return true;
 }
 
+// --- spawn-fcgi role -----------------------------------------------------------------------------
+
+constexpr const char* kRoleEnv = "PORTCULLIS_RUNTIME_TEST_ROLE";
+
+std::string self_exe() {
+  return std::filesystem::read_symlink("/proc/self/exe").string();
+}
+
+// When spawn-fcgi execs this binary (see inherits_fd0_from_spawn_fcgi), it is a pool serving the
+// socket it finds on fd 0, not a test run. A global fixture runs after all static initialisation,
+// so the library is safe to use here.
+struct ExecRoleFixture {
+  ExecRoleFixture() {
+    const char* role = std::getenv(kRoleEnv);
+    if (role == nullptr || std::string(role) != "pool-on-fd0") return;
+    ::unsetenv(kRoleEnv);
+    auto sock = rt::open_listen_socket(std::nullopt);
+    if (!sock) ::_exit(91);
+    if (sock->origin() != rt::ListenSocket::Origin::kStdin || sock->fd() != 0) ::_exit(92);
+    if ((::fcntl(0, F_GETFD) & FD_CLOEXEC) == 0) ::_exit(93);
+    static int generation = 0;
+    ::_exit(rt::run_master(*sock, pool_options(2), {nullptr, demo_worker(&generation)}));
+  }
+};
+
 }  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(ExecRoleFixture);
 
 // --- open_listen_socket --------------------------------------------------------------------------
 
@@ -379,6 +409,50 @@ BOOST_AUTO_TEST_CASE(listen_socket_created_refuses_live_reclaims_stale) {
   BOOST_TEST(rt::default_worker_count() >= 1);
 }
 
+BOOST_AUTO_TEST_CASE(inherits_systemd_listen_fds) {
+  TempDir tmp;
+  const std::string path = tmp.path("sd.sock");
+  // The child plays systemd and the service: listening socket on fd 3, LISTEN_PID/LISTEN_FDS.
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int raw = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strcpy(addr.sun_path, path.c_str());
+    if (::bind(raw, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) ::_exit(80);
+    if (::listen(raw, 16) != 0) ::_exit(81);
+    if (raw != 3) {
+      ::dup2(raw, 3);
+      ::close(raw);
+    }
+    ::setenv("LISTEN_PID", std::to_string(::getpid()).c_str(), 1);
+    ::setenv("LISTEN_FDS", "1", 1);
+    ::setenv("LISTEN_FDNAMES", "sd", 1);
+    auto sock = rt::open_listen_socket(std::nullopt);
+    if (!sock) ::_exit(82);
+    if (sock->fd() != 3 || sock->origin() != rt::ListenSocket::Origin::kSystemd) ::_exit(83);
+    if (std::getenv("LISTEN_PID") || std::getenv("LISTEN_FDS") || std::getenv("LISTEN_FDNAMES")) {
+      ::_exit(84);
+    }
+    if ((::fcntl(3, F_GETFD) & FD_CLOEXEC) == 0) ::_exit(85);
+    static int generation = 0;
+    ::_exit(rt::run_master(*sock, pool_options(2), {nullptr, demo_worker(&generation)}));
+  }
+  ::setpgid(pid, pid);
+  Pool pool(pid, path);
+  BOOST_REQUIRE_MESSAGE(pool.wait_ready(),
+                        "pool on LISTEN_FDS socket never answered; exit " << pool.wait_exit(0ms));
+  FcgiResponse r = get(path);
+  BOOST_TEST(r.status() == 200);
+  BOOST_TEST(children_of(pid).count(static_cast<pid_t>(field(r, "pid"))) == 1u);
+  ::kill(pid, SIGTERM);
+  BOOST_TEST(pool.wait_exit(3s) == 0);
+  BOOST_TEST(path_exists(path));  // an inherited socket is never unlinked
+}
+
 BOOST_AUTO_TEST_CASE(inherited_socket_errors_are_clear) {
   // LISTEN_FDS addressed to us but fd 3 is no socket: an error, not a silent fallback to fd 0.
   std::fflush(nullptr);
@@ -405,6 +479,37 @@ BOOST_AUTO_TEST_CASE(inherited_socket_errors_are_clear) {
   BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
   BOOST_TEST(WIFEXITED(status));
   BOOST_TEST(WEXITSTATUS(status) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(inherits_fd0_from_spawn_fcgi) {
+  if (std::system("command -v spawn-fcgi >/dev/null 2>&1") != 0) {
+    BOOST_TEST_MESSAGE("spawn-fcgi not installed; skipped");
+    return;
+  }
+  TempDir tmp;
+  const std::string path = tmp.path("spawn.sock");
+  const std::string exe = self_exe();
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::setenv(kRoleEnv, "pool-on-fd0", 1);
+    // -n: spawn-fcgi binds, puts the socket on fd 0 and execs the app in its own place.
+    ::execlp("spawn-fcgi", "spawn-fcgi", "-n", "-s", path.c_str(), "-M", "0660", "--", exe.c_str(),
+             static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  Pool pool(pid, path);
+  BOOST_REQUIRE_MESSAGE(pool.wait_ready(),
+                        "pool under spawn-fcgi never answered; exit " << pool.wait_exit(0ms));
+  FcgiResponse r = get(path);
+  BOOST_TEST(r.status() == 200);
+  BOOST_TEST(children_of(pid).count(static_cast<pid_t>(field(r, "pid"))) == 1u);
+  ::kill(pid, SIGTERM);
+  BOOST_TEST(pool.wait_exit(3s) == 0);
+  BOOST_TEST(path_exists(path));  // borrowed: spawn-fcgi's socket is not ours to unlink
 }
 
 // --- run_master + serve_fastcgi ------------------------------------------------------------------
