@@ -298,7 +298,7 @@ Result<std::string> RsaPrivateKey::sign_rs256(std::string_view data) const {
 }
 
 RsaPublicKey RsaPrivateKey::public_key() const {
-  return RsaPublicKey(state_->public_key.state_);
+  return RsaPublicKey(state_ ? state_->public_key.state_ : nullptr);
 }
 
 int RsaPrivateKey::bits() const {

@@ -63,6 +63,7 @@ class RsaPrivateKey {
   // MasterKey. invalid_argument for anything else (trailing bytes, other key types including
   // RSA-PSS, keys outside the bounds, or a key whose halves do not match).
   static Result<RsaPrivateKey> from_pkcs8_der(std::string_view der);
+  // The private key in the clear: seal it at once and cleanse the string (OPENSSL_cleanse).
   Result<std::string> to_pkcs8_der() const;
 
   // PEM ("PRIVATE KEY" or "RSA PRIVATE KEY"), for tests and tools. Encrypted PEM is refused
@@ -73,7 +74,7 @@ class RsaPrivateKey {
   // The raw RS256 signature of data (as long as the modulus). internal on OpenSSL failure.
   Result<std::string> sign_rs256(std::string_view data) const;
 
-  // REQUIRES: not moved from.
+  // Shares this key's public half; on a moved-from key, a key that verifies nothing.
   RsaPublicKey public_key() const;
   int bits() const;
 

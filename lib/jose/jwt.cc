@@ -109,11 +109,10 @@ Result<DecodedJwt> decode_jwt(std::string_view token) {
 Result<DecodedJwt> verify_jwt(std::string_view token, const KeyForKid& key_for_kid) {
   if (!key_for_kid) return Status::invalid_argument("verify_jwt needs a key lookup");
   PORTCULLIS_ASSIGN_OR_RETURN(DecodedJwt decoded, decode_jwt(token));
-  const Json::Value* kid = find_member(decoded.header, "kid");
-  if (kid == nullptr || kid->asString().empty()) {
-    return Status::unauthenticated("token has no kid header");
-  }
-  const crypto::RsaPublicKey* key = key_for_kid(kid->asString());
+  const Json::Value* kid_member = find_member(decoded.header, "kid");
+  const std::string kid = kid_member ? kid_member->asString() : std::string();  // a string: decoded
+  if (kid.empty()) return Status::unauthenticated("token has no kid header");
+  const crypto::RsaPublicKey* key = key_for_kid(kid);
   if (key == nullptr) return Status::unauthenticated("token kid names no known key");
   if (!key->verify_rs256(decoded.signing_input, decoded.signature)) {
     return Status::unauthenticated("token signature is invalid");

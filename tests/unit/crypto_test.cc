@@ -289,7 +289,6 @@ BOOST_AUTO_TEST_CASE(master_key_from_base64_is_strict) {
 
 BOOST_AUTO_TEST_CASE(master_key_file_requires_private_mode) {
   TempDir dir;
-  const MasterKey reference = new_master_key();
   const std::string key_text = base64_encode(random_bytes(32));
   const MasterKey from_text = MasterKey::from_base64(key_text).value();
   const std::string sealed = from_text.seal("secret", "").value();
@@ -319,7 +318,6 @@ BOOST_AUTO_TEST_CASE(master_key_file_requires_private_mode) {
   BOOST_TEST(
       MasterKey::load_file(dir.write("huge.key", std::string(10000, 'A'), 0600)).status().code() ==
       Code::kInvalidArgument);
-  (void)reference;
 }
 
 BOOST_AUTO_TEST_CASE(moved_from_master_key_refuses_to_work) {
@@ -373,21 +371,32 @@ BOOST_AUTO_TEST_CASE(rsa_public_key_from_components) {
   BOOST_TEST(padded.n() == original.n());
   BOOST_TEST(padded.verify_rs256("data", signature));
 
-  auto rejected = [](std::string_view n, std::string_view e) {
-    return RsaPublicKey::from_components(n, e).status().code() == Code::kInvalidArgument;
+  // Each case states why it is refused, so a case cannot pass for an unrelated reason.
+  auto refusal = [](std::string_view n, std::string_view e) {
+    const Result<RsaPublicKey> key = RsaPublicKey::from_components(n, e);
+    BOOST_TEST(key.status().code() == Code::kInvalidArgument);
+    return key.status().message();
   };
   const std::string n = original.n();
+  const std::string e = original.e();
+  BOOST_TEST_REQUIRE(e == std::string("\x01\x00\x01", 3));
   std::string even_n = n;
   even_n.back() = static_cast<char>(even_n.back() & ~1);
-  BOOST_TEST(rejected(n.substr(0, 128), "\x01\x00\x01"));  // 1024 bits
-  BOOST_TEST(rejected(n.substr(1), "\x01\x00\x01"));       // 2040 bits
-  BOOST_TEST(rejected(even_n, "\x01\x00\x01"));
-  BOOST_TEST(rejected(n, "\x01"));                               // e = 1
-  BOOST_TEST(rejected(n, std::string_view("\x01\x00\x00", 3)));  // even e
-  BOOST_TEST(rejected(n, "\x01" + std::string(8, '\x01')));      // 65-bit e
-  BOOST_TEST(rejected(n, ""));
-  BOOST_TEST(rejected("", "\x01\x00\x01"));
-  BOOST_TEST(rejected(std::string(2049, '\xff'), "\x01\x00\x01"));  // 16392 bits
+  const std::string bad_exponent =
+      "RSA public exponent must be odd, at least 3 and at most 64 bits";
+  BOOST_TEST(refusal(n.substr(0, 128), e) == "RSA key has 1024 bits; at least 2048 are required");
+  std::string n_2040 = n.substr(1);
+  n_2040[0] = static_cast<char>(n_2040[0] | 0x80);
+  BOOST_TEST(refusal(n_2040, e) == "RSA key has 2040 bits; at least 2048 are required");
+  BOOST_TEST(refusal(std::string(2049, '\xff'), e) ==
+             "RSA key has 16392 bits; at most 16384 are accepted");
+  BOOST_TEST(refusal(even_n, e) == "RSA modulus is even");
+  BOOST_TEST(refusal(n, "\x01") == bad_exponent);                               // e = 1
+  BOOST_TEST(refusal(n, std::string_view("\x01\x00\x00", 3)) == bad_exponent);  // even e
+  BOOST_TEST(refusal(n, "\x01" + std::string(8, '\x01')) == bad_exponent);      // 65-bit e
+  BOOST_TEST(refusal(n, "") == "RSA modulus and exponent must not be empty");
+  BOOST_TEST(refusal("", e) == "RSA modulus and exponent must not be empty");
+  BOOST_TEST(RsaPublicKey::from_components(n, "\x01" + std::string(7, '\x01')).is_ok());  // 57 bits
   BOOST_TEST(RsaPublicKey::from_components(n, "\x03").is_ok());
 }
 
@@ -466,4 +475,5 @@ BOOST_AUTO_TEST_CASE(rsa_moved_from_keys_fail_closed) {
   BOOST_TEST(key.sign_rs256("x").status().code() == Code::kFailedPrecondition);  // NOLINT
   BOOST_TEST(!public_key.verify_rs256("x", signature));                          // NOLINT
   BOOST_TEST(public_key.bits() == 0);                                            // NOLINT
+  BOOST_TEST(!key.public_key().verify_rs256("x", signature));                    // NOLINT
 }
