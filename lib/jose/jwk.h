@@ -1,0 +1,38 @@
+// RSA public keys as JSON Web Keys (RFC 7517, RFC 7518 §6.3).
+#pragma once
+
+#include <json/json.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "crypto/rsa.h"
+
+namespace portcullis::jose {
+
+// Largest JWKS document parse_jwks reads.
+inline constexpr size_t kMaxJwksBytes = 256 * 1024;
+
+// {"kty":"RSA","use":"sig","alg":"RS256","kid":kid,"n":...,"e":...} with n and e as base64url
+// of their minimal big-endian bytes.
+Json::Value public_jwk(const crypto::RsaPublicKey& key, std::string_view kid);
+
+// The RS256 verification key a JWK describes. invalid_argument unless: it is an object, kty is
+// "RSA", n and e are non-empty strict base64url, alg (if present) is "RS256", use (if present)
+// is "sig", it carries no private members (d, p, q, dp, dq, qi, oth), and the key meets
+// RsaPublicKey's bounds. Leading zero bytes in n or e are tolerated.
+Result<crypto::RsaPublicKey> parse_rsa_jwk(const Json::Value& jwk);
+
+// (kid, key) pairs in document order; kid is "" for a key without one.
+using RsaKeySet = std::vector<std::pair<std::string, crypto::RsaPublicKey>>;
+
+// The RS256 keys of a JWKS document ({"keys":[...]}). Keys meant for something else are
+// skipped: another kty, a use other than "sig", an alg other than "RS256". Every other key must
+// pass parse_rsa_jwk, carry a string kid if any, and not repeat another key's kid; otherwise
+// the whole set is refused with invalid_argument, since a half-read key set hides mistakes.
+Result<RsaKeySet> parse_jwks(std::string_view json);
+
+}  // namespace portcullis::jose
