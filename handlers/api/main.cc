@@ -1,1 +1,21 @@
-int main() { return 0; }
+// portcullis-api: the management and listing API under /api/v1 (contract §7, §8).
+#include "api_clients.h"
+#include "management/bearer_auth.h"
+#include "server/worker_main.h"
+
+namespace portcullis {
+namespace {
+
+void install_routes(server::App& app) {
+  app.set_authenticator(server::AuthKind::kManagementToken,
+                        management::authenticate_management_token);
+  api_worker::install_api_client_routes(app);
+}
+
+}  // namespace
+}  // namespace portcullis
+
+int main(int argc, char** argv) {
+  return portcullis::server::worker_main(
+      argc, argv, {"api", portcullis::http::Family::kApi, portcullis::install_routes});
+}

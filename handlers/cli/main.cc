@@ -1,1 +1,216 @@
-int main() { return 0; }
+// `portcullis`: the operator's command. Every command reads the same config as the workers.
+//
+//   portcullis [--config FILE] migrate
+//   portcullis [--config FILE] bootstrap
+//   portcullis [--config FILE] keys rotate | keys list
+//   portcullis [--config FILE] clients create --name NAME --scopes a,b | clients list
+//                                          | clients delete ID
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/time.h"
+#include "crypto/aead.h"
+#include "keys/key_store.h"
+#include "log/log.h"
+#include "management/api_clients.h"
+#include "management/scopes.h"
+#include "store/db.h"
+#include "store/migrate.h"
+
+namespace portcullis {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: portcullis [--config FILE] COMMAND\n"
+    "\n"
+    "commands:\n"
+    "  migrate                      apply pending schema migrations (idempotent)\n"
+    "  bootstrap                    first run only: create the signing key and a management\n"
+    "                               API client with every scope; prints its credentials once\n"
+    "  keys rotate                  publish a new signing key; it signs after the\n"
+    "                               pre-publication window (PORTCULLIS_KEY_PREPUBLISH_SECONDS)\n"
+    "  keys list                    show the signing keys and their state\n"
+    "  clients create --name NAME --scopes a,b\n"
+    "                               create a management API client (prints its secret once)\n"
+    "  clients list                 list management API clients\n"
+    "  clients delete ID            delete a management API client\n";
+
+int fail(const Status& st) {
+  std::fprintf(stderr, "portcullis: %s\n", st.to_string().c_str());
+  return 1;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t comma = text.find(',', i);
+    if (comma == std::string::npos) comma = text.size();
+    std::string part = text.substr(i, comma - i);
+    if (!part.empty()) out.push_back(part);
+    i = comma + 1;
+  }
+  return out;
+}
+
+struct Env {
+  config::Config config;
+  store::Db db;
+  crypto::MasterKey master_key;
+};
+
+int cmd_migrate(Env& env) {
+  auto applied = store::migrate(env.db, store::embedded_migrations());
+  if (!applied) return fail(applied.status());
+  std::fprintf(stderr, "portcullis: schema is current (%d migration%s applied)\n", *applied,
+               *applied == 1 ? "" : "s");
+  return 0;
+}
+
+int cmd_bootstrap(Env& env) {
+  keys::KeyStore key_store(env.db, env.master_key, env.config);
+  if (Status st = key_store.ensure_initial_key(unix_now()); !st.is_ok()) return fail(st);
+
+  management::NewApiClient created;
+  bool already = false;
+  Status st = env.db.transaction([&]() -> Status {
+    // The environment row is the lock: a second bootstrap (or one on another node) finds it.
+    auto rows = env.db.query("SELECT bootstrap_client_id FROM environment FOR UPDATE");
+    if (!rows) return rows.status();
+    if (!rows->empty()) {
+      already = true;
+      return Status::ok();
+    }
+    management::ApiClientStore clients(env.db);
+    std::set<std::string> every(management::all_scopes().begin(), management::all_scopes().end());
+    auto made = clients.create("bootstrap", every);
+    if (!made) return made.status();
+    created = std::move(made).value();
+    return env.db
+        .execute(
+            "INSERT INTO environment (singleton, bootstrapped_at, bootstrap_client_id) "
+            "VALUES (1, UTC_TIMESTAMP(6), ?)",
+            {created.client.id})
+        .status();
+  });
+  if (!st.is_ok()) return fail(st);
+  if (already) {
+    std::fprintf(stderr,
+                 "portcullis: already bootstrapped; the bootstrap credentials were shown once. "
+                 "Use `portcullis clients create` for new ones.\n");
+    return 0;
+  }
+  std::printf("PORTCULLIS_CLIENT_ID=%s\nPORTCULLIS_CLIENT_SECRET=%s\n", created.client.id.c_str(),
+              created.secret.c_str());
+  return 0;
+}
+
+int cmd_keys(Env& env, const std::vector<std::string>& args) {
+  keys::KeyStore key_store(env.db, env.master_key, env.config);
+  int64_t now = unix_now();
+  if (args.size() == 1 && args[0] == "rotate") {
+    auto id = key_store.rotate(now);
+    if (!id) return fail(id.status());
+    std::printf("%s published now, signs from %s\n", id->c_str(),
+                unix_to_rfc3339(now + env.config.key_prepublish_seconds).c_str());
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "list") {
+    auto keys = key_store.load_published(now);
+    if (!keys) return fail(keys.status());
+    // The signer is the latest key already active.
+    std::string signer;
+    for (const auto& k : *keys) {
+      if (k.activates_at <= now) signer = k.id;
+    }
+    std::printf("%-32s %-9s %-21s %-21s\n", "KID", "STATE", "SIGNS FROM", "UNPUBLISHED AT");
+    for (const auto& k : *keys) {
+      const char* state = k.id == signer ? "signing" : k.activates_at > now ? "next" : "retiring";
+      std::printf("%-32s %-9s %-21s %-21s\n", k.id.c_str(), state,
+                  unix_to_rfc3339(k.activates_at).c_str(),
+                  k.expires_at ? unix_to_rfc3339(*k.expires_at).c_str() : "-");
+    }
+    return 0;
+  }
+  std::fputs(kUsage, stderr);
+  return 2;
+}
+
+int cmd_clients(Env& env, const std::vector<std::string>& args) {
+  management::ApiClientStore clients(env.db);
+  if (!args.empty() && args[0] == "create") {
+    std::string name;
+    std::string scopes_text;
+    for (size_t i = 1; i + 1 < args.size(); i += 2) {
+      if (args[i] == "--name")
+        name = args[i + 1];
+      else if (args[i] == "--scopes")
+        scopes_text = args[i + 1];
+      else {
+        std::fputs(kUsage, stderr);
+        return 2;
+      }
+    }
+    if (name.empty() || scopes_text.empty() || args.size() % 2 == 0) {
+      std::fputs(kUsage, stderr);
+      return 2;
+    }
+    auto scopes = management::parse_scope_list(split_commas(scopes_text));
+    if (!scopes) return fail(scopes.status());
+    auto made = clients.create(name, *scopes);
+    if (!made) return fail(made.status());
+    std::printf("PORTCULLIS_CLIENT_ID=%s\nPORTCULLIS_CLIENT_SECRET=%s\n", made->client.id.c_str(),
+                made->secret.c_str());
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "list") {
+    auto all = clients.list();
+    if (!all) return fail(all.status());
+    for (const auto& c : *all) {
+      std::printf("%s  %s  %s  %s\n", c.id.c_str(), c.create_time.c_str(), c.name.c_str(),
+                  management::join_scopes(c.scopes).c_str());
+    }
+    return 0;
+  }
+  if (args.size() == 2 && args[0] == "delete") {
+    if (Status st = clients.remove(args[1]); !st.is_ok()) return fail(st);
+    return 0;
+  }
+  std::fputs(kUsage, stderr);
+  return 2;
+}
+
+}  // namespace
+}  // namespace portcullis
+
+int main(int argc, char** argv) {
+  using namespace portcullis;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string config_path;
+  if (args.size() >= 2 && args[0] == "--config") {
+    config_path = args[1];
+    args.erase(args.begin(), args.begin() + 2);
+  }
+  if (args.empty() || args[0] == "--help" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  auto config = config::load(config_path);
+  if (!config) return fail(config.status());
+  log::init("cli", log::parse_level(config->log_level, log::Level::kWarn));
+  auto master_key = crypto::MasterKey::load_file(config->master_key_file);
+  if (!master_key) return fail(master_key.status());
+  store::init_driver();
+  Env env{*config, store::Db(config->db), std::move(master_key).value()};
+
+  std::string command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "migrate" && rest.empty()) return cmd_migrate(env);
+  if (command == "bootstrap" && rest.empty()) return cmd_bootstrap(env);
+  if (command == "keys") return cmd_keys(env, rest);
+  if (command == "clients") return cmd_clients(env, rest);
+  std::fputs(kUsage, stderr);
+  return 2;
+}

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cassert>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,7 @@ enum class Code {
 
 // The snake_case name used as the problem+json `code` (contract §0).
 std::string_view code_name(Code code);
+std::ostream& operator<<(std::ostream& out, Code code);  // for test diagnostics
 
 class [[nodiscard]] Status {
  public:
@@ -57,9 +59,27 @@ class [[nodiscard]] Status {
   const std::string& message() const { return message_; }
   std::string to_string() const;
 
+  // A machine-readable refinement in the caller's protocol vocabulary: an OAuth `error`
+  // (`invalid_grant`, `invalid_redirect_uri`, ...) or a SCIM `scimType` (`uniqueness`, ...).
+  // The error family that formats the Status uses it instead of its default for the code.
+  Status&& with_reason(std::string reason) && {
+    reason_ = std::move(reason);
+    return std::move(*this);
+  }
+  const std::string& reason() const { return reason_; }
+
+  // Seconds a client should wait before retrying (429, 503); 0 = no Retry-After.
+  Status&& with_retry_after(int seconds) && {
+    retry_after_ = seconds;
+    return std::move(*this);
+  }
+  int retry_after() const { return retry_after_; }
+
  private:
   Code code_ = Code::kOk;
   std::string message_;
+  std::string reason_;
+  int retry_after_ = 0;
 };
 
 // A value or the Status saying why there is none. REQUIRES: a Status given to it is not ok.
@@ -92,15 +112,17 @@ class [[nodiscard]] Result {
 
 }  // namespace portcullis
 
-// Early return of a non-ok Status from a function returning Status or Result<T>.
-#define PORTCULLIS_RETURN_IF_ERROR(expr)          \
-  do {                                            \
-    ::portcullis::Status _st = (expr);            \
-    if (!_st.is_ok()) return _st;                 \
-  } while (0)
-
 #define PORTCULLIS_CONCAT_INNER(a, b) a##b
 #define PORTCULLIS_CONCAT(a, b) PORTCULLIS_CONCAT_INNER(a, b)
+
+// Early return of a non-ok Status from a function returning Status or Result<T>.
+#define PORTCULLIS_RETURN_IF_ERROR(expr)                                 \
+  do {                                                                   \
+    ::portcullis::Status PORTCULLIS_CONCAT(_status_, __LINE__) = (expr); \
+    if (!PORTCULLIS_CONCAT(_status_, __LINE__).is_ok())                  \
+      return PORTCULLIS_CONCAT(_status_, __LINE__);                      \
+  } while (0)
+
 #define PORTCULLIS_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                                     \
   if (!tmp.is_ok()) return tmp.status();                 \

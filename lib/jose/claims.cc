@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "jose/json.h"
+#include "format/json.h"
 
 namespace portcullis::jose {
 namespace {
@@ -74,7 +74,7 @@ Status check_audience(const Json::Value* aud, const std::string& audience) {
 // nbf and iat share one rule: not later than now + leeway.
 Status check_not_in_future(const Json::Value& claims, const char* name, const ClaimChecks& checks,
                            std::string_view failure) {
-  const Json::Value* member = find_member(claims, name);
+  const Json::Value* member = json::find_member(claims, name);
   if (member == nullptr) return Status::ok();
   const std::optional<int64_t> when = numeric_date(*member, Rounding::kUp);
   if (!when) return Status::unauthenticated("token " + std::string(name) + " must be a number");
@@ -93,21 +93,21 @@ Status check_claims(const DecodedJwt& jwt, const ClaimChecks& checks) {
   if (checks.leeway_seconds < 0) return Status::invalid_argument("claim leeway is negative");
   if (!jwt.claims.isObject()) return Status::unauthenticated("token claims are not an object");
 
-  const Json::Value* typ = find_member(jwt.header, "typ");
+  const Json::Value* typ = json::find_member(jwt.header, "typ");
   if (typ == nullptr || !typ->isString()) return Status::unauthenticated("token has no typ header");
   if (normalised_media_type(typ->asString()) != normalised_media_type(checks.typ)) {
     return Status::unauthenticated("token typ is not the expected type");
   }
 
-  const Json::Value* iss = find_member(jwt.claims, "iss");
+  const Json::Value* iss = json::find_member(jwt.claims, "iss");
   if (iss == nullptr || !iss->isString()) return Status::unauthenticated("token has no iss claim");
   if (iss->asString() != checks.issuer) {
     return Status::unauthenticated("token iss is not the expected issuer");
   }
 
-  PORTCULLIS_RETURN_IF_ERROR(check_audience(find_member(jwt.claims, "aud"), checks.audience));
+  PORTCULLIS_RETURN_IF_ERROR(check_audience(json::find_member(jwt.claims, "aud"), checks.audience));
 
-  const Json::Value* exp = find_member(jwt.claims, "exp");
+  const Json::Value* exp = json::find_member(jwt.claims, "exp");
   if (exp == nullptr) return Status::unauthenticated("token has no exp claim");
   const std::optional<int64_t> expires = numeric_date(*exp, Rounding::kDown);
   if (!expires) return Status::unauthenticated("token exp must be a number");

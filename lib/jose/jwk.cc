@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "crypto/base64.h"
-#include "jose/json.h"
+#include "format/json.h"
+#include "jose/limits.h"
 
 namespace portcullis::jose {
 namespace {
@@ -13,7 +14,7 @@ bool is_string_equal(const Json::Value* value, std::string_view expected) {
 }
 
 Result<std::string> decode_component(const Json::Value& jwk, std::string_view name) {
-  const Json::Value* value = find_member(jwk, name);
+  const Json::Value* value = json::find_member(jwk, name);
   if (value == nullptr || !value->isString()) {
     return Status::invalid_argument("JWK member " + std::string(name) + " must be a string");
   }
@@ -28,13 +29,13 @@ Result<std::string> decode_component(const Json::Value& jwk, std::string_view na
 // Whether a JWKS entry is meant as an RS256 signing key (true) or for something else (false).
 // A purpose member of the wrong JSON type is an error, not a reason to skip the key.
 Result<bool> is_rs256_signing_key(const Json::Value& jwk) {
-  const Json::Value* kty = find_member(jwk, "kty");
+  const Json::Value* kty = json::find_member(jwk, "kty");
   if (kty == nullptr || !kty->isString()) {
     return Status::invalid_argument("JWK kty must be a string");
   }
   if (kty->asString() != "RSA") return false;
   for (const auto& [name, wanted] : {std::pair{"use", "sig"}, std::pair{"alg", "RS256"}}) {
-    const Json::Value* member = find_member(jwk, name);
+    const Json::Value* member = json::find_member(jwk, name);
     if (member == nullptr) continue;
     if (!member->isString()) {
       return Status::invalid_argument("JWK " + std::string(name) + " must be a string");
@@ -59,18 +60,19 @@ Json::Value public_jwk(const crypto::RsaPublicKey& key, std::string_view kid) {
 
 Result<crypto::RsaPublicKey> parse_rsa_jwk(const Json::Value& jwk) {
   if (!jwk.isObject()) return Status::invalid_argument("JWK must be a JSON object");
-  if (!is_string_equal(find_member(jwk, "kty"), "RSA")) {
+  if (!is_string_equal(json::find_member(jwk, "kty"), "RSA")) {
     return Status::invalid_argument("JWK kty must be \"RSA\"");
   }
-  if (const Json::Value* alg = find_member(jwk, "alg"); alg && !is_string_equal(alg, "RS256")) {
+  if (const Json::Value* alg = json::find_member(jwk, "alg");
+      alg && !is_string_equal(alg, "RS256")) {
     return Status::invalid_argument("JWK alg must be \"RS256\" when present");
   }
-  if (const Json::Value* use = find_member(jwk, "use"); use && !is_string_equal(use, "sig")) {
+  if (const Json::Value* use = json::find_member(jwk, "use"); use && !is_string_equal(use, "sig")) {
     return Status::invalid_argument("JWK use must be \"sig\" when present");
   }
   // A published private key is compromised; accepting it would hide that from its owner.
   for (const char* name : {"d", "p", "q", "dp", "dq", "qi", "oth"}) {
-    if (find_member(jwk, name) != nullptr) {
+    if (json::find_member(jwk, name) != nullptr) {
       return Status::invalid_argument("JWK contains private key material");
     }
   }
@@ -79,13 +81,13 @@ Result<crypto::RsaPublicKey> parse_rsa_jwk(const Json::Value& jwk) {
   return crypto::RsaPublicKey::from_components(n, e);
 }
 
-Result<RsaKeySet> parse_jwks(std::string_view json) {
-  if (json.size() > kMaxJwksBytes) return Status::invalid_argument("JWKS exceeds 256 KiB");
-  const std::optional<Json::Value> document = parse_strict_json(json);
+Result<RsaKeySet> parse_jwks(std::string_view text) {
+  if (text.size() > kMaxJwksBytes) return Status::invalid_argument("JWKS exceeds 256 KiB");
+  const auto document = json::parse(text, kMaxJoseNesting);
   if (!document || !document->isObject()) {
     return Status::invalid_argument("JWKS is not a JSON object");
   }
-  const Json::Value* keys = find_member(*document, "keys");
+  const Json::Value* keys = json::find_member(*document, "keys");
   if (keys == nullptr || !keys->isArray()) {
     return Status::invalid_argument("JWKS keys must be an array");
   }
@@ -100,7 +102,7 @@ Result<RsaKeySet> parse_jwks(std::string_view json) {
     if (!*wanted) continue;
 
     std::string kid;
-    if (const Json::Value* kid_value = find_member(jwk, "kid")) {
+    if (const Json::Value* kid_value = json::find_member(jwk, "kid")) {
       if (!kid_value->isString()) return Status::invalid_argument(where + "kid must be a string");
       kid = kid_value->asString();
     }

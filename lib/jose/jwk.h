@@ -33,6 +33,6 @@ using RsaKeySet = std::vector<std::pair<std::string, crypto::RsaPublicKey>>;
 // skipped: another kty, a use other than "sig", an alg other than "RS256". Every other key must
 // pass parse_rsa_jwk, carry a string kid if any, and not repeat another key's kid; otherwise
 // the whole set is refused with invalid_argument, since a half-read key set hides mistakes.
-Result<RsaKeySet> parse_jwks(std::string_view json);
+Result<RsaKeySet> parse_jwks(std::string_view text);
 
 }  // namespace portcullis::jose

@@ -3,7 +3,8 @@
 #include <optional>
 
 #include "crypto/base64.h"
-#include "jose/json.h"
+#include "format/json.h"
+#include "jose/limits.h"
 
 namespace portcullis::jose {
 namespace {
@@ -30,24 +31,24 @@ Result<Json::Value> decode_json_segment(std::string_view segment, std::string_vi
   if (!bytes) {
     return Status::unauthenticated("token " + std::string(name) + " is not valid base64url");
   }
-  std::optional<Json::Value> value = parse_strict_json(*bytes);
+  auto value = json::parse(*bytes, kMaxJoseNesting);
   if (!value || !value->isObject()) {
     return Status::unauthenticated("token " + std::string(name) + " is not a JSON object");
   }
-  return *std::move(value);
+  return std::move(value).value();
 }
 
 Status check_header(const Json::Value& header) {
-  const Json::Value* alg = find_member(header, "alg");
+  const Json::Value* alg = json::find_member(header, "alg");
   if (alg == nullptr || !alg->isString() || alg->asString() != "RS256") {
     return Status::unauthenticated("token alg must be RS256");
   }
   // crit names extensions the recipient must understand; this server understands none.
-  if (find_member(header, "crit") != nullptr) {
+  if (json::find_member(header, "crit") != nullptr) {
     return Status::unauthenticated("token header has crit, which is not supported");
   }
   for (const char* name : {"typ", "kid"}) {
-    const Json::Value* member = find_member(header, name);
+    const Json::Value* member = json::find_member(header, name);
     if (member != nullptr && !member->isString()) {
       return Status::unauthenticated("token " + std::string(name) + " header must be a string");
     }
@@ -65,14 +66,14 @@ Result<std::string> sign_jwt(const Json::Value& claims, std::string_view typ, st
   // Written by hand because jsoncpp orders object members alphabetically; the member values go
   // through the JSON writer so any character in typ or kid is escaped correctly.
   std::string header = "{\"alg\":\"RS256\",\"typ\":";
-  header += to_compact_json(Json::Value(std::string(typ)));
+  header += json::write(Json::Value(std::string(typ)));
   header += ",\"kid\":";
-  header += to_compact_json(Json::Value(std::string(kid)));
+  header += json::write(Json::Value(std::string(kid)));
   header += '}';
 
   std::string token = crypto::base64url_encode(header);
   token += '.';
-  token += crypto::base64url_encode(to_compact_json(claims));
+  token += crypto::base64url_encode(json::write(claims));
   // Checked before signing: a token our own verifier would refuse is an error, not a result.
   const size_t signature_bytes = (static_cast<size_t>(key.bits()) + 7) / 8;
   const size_t signature_chars = (signature_bytes * 4 + 2) / 3;
@@ -109,7 +110,7 @@ Result<DecodedJwt> decode_jwt(std::string_view token) {
 Result<DecodedJwt> verify_jwt(std::string_view token, const KeyForKid& key_for_kid) {
   if (!key_for_kid) return Status::invalid_argument("verify_jwt needs a key lookup");
   PORTCULLIS_ASSIGN_OR_RETURN(DecodedJwt decoded, decode_jwt(token));
-  const Json::Value* kid_member = find_member(decoded.header, "kid");
+  const Json::Value* kid_member = json::find_member(decoded.header, "kid");
   const std::string kid = kid_member ? kid_member->asString() : std::string();  // a string: decoded
   if (kid.empty()) return Status::unauthenticated("token has no kid header");
   const crypto::RsaPublicKey* key = key_for_kid(kid);

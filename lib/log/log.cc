@@ -9,6 +9,9 @@
 #include <ctime>
 #include <memory>
 
+#include "core/time.h"
+#include "format/json.h"
+
 namespace portcullis::log {
 namespace {
 
@@ -17,35 +20,16 @@ std::string g_component = "portcullis";
 
 std::string_view level_name(Level l) {
   switch (l) {
-    case Level::kDebug: return "debug";
-    case Level::kInfo: return "info";
-    case Level::kWarn: return "warn";
-    case Level::kError: return "error";
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warn";
+    case Level::kError:
+      return "error";
   }
   return "info";
-}
-
-std::string now_rfc3339_millis() {
-  auto now = std::chrono::system_clock::now();
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms % 1000));
-  return buf;
-}
-
-const Json::StreamWriterBuilder& writer() {
-  static const Json::StreamWriterBuilder w = [] {
-    Json::StreamWriterBuilder b;
-    b["indentation"] = "";
-    b["emitUTF8"] = true;
-    return b;
-  }();
-  return w;
 }
 
 }  // namespace
@@ -66,7 +50,7 @@ Level parse_level(std::string_view name, Level fallback) {
 void write(Level level, std::string_view msg, std::initializer_list<Field> fields) {
   if (level < g_min) return;
   Json::Value line(Json::objectValue);
-  line["ts"] = now_rfc3339_millis();
+  line["ts"] = rfc3339_millis_now();
   line["level"] = std::string(level_name(level));
   line["component"] = g_component;
   line["pid"] = static_cast<Json::Int>(getpid());
@@ -83,7 +67,7 @@ void write(Level level, std::string_view msg, std::initializer_list<Field> field
       line[key] = f.text;
     }
   }
-  std::string out = Json::writeString(writer(), line);
+  std::string out = json::write(line);
   out.push_back('\n');
   // One write(2) per line keeps lines whole when several processes share the file.
   ssize_t ignored = ::write(STDERR_FILENO, out.data(), out.size());

@@ -16,13 +16,6 @@
 #include "crypto/random.h"
 #include "crypto/rsa.h"
 
-namespace portcullis {
-// Lets Boost.Test print codes in failure messages.
-std::ostream& operator<<(std::ostream& out, Code code) {
-  return out << code_name(code);
-}
-}  // namespace portcullis
-
 namespace {
 
 using namespace portcullis;

@@ -13,6 +13,7 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -132,14 +133,26 @@ long field(const FcgiResponse& r, const std::string& key) {
   return query_number(r.body(), key);  // same "key=N" syntax
 }
 
+// /proc/<pid>/stat, or "" when the process is gone. A process can vanish mid-read, and
+// libstdc++'s stream iterators throw then (ESRCH), so read with stdio.
+std::string read_proc_stat(const std::string& path) {
+  std::string out;
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    char buf[1024];
+    size_t n = std::fread(buf, 1, sizeof buf, f);
+    out.assign(buf, n);
+    std::fclose(f);
+  }
+  return out;
+}
+
 // Live (non-zombie) children of `parent`, from /proc (CONFIG_PROC_CHILDREN is not always there).
 std::set<pid_t> children_of(pid_t parent) {
   std::set<pid_t> out;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string stat = read_proc_stat((entry.path() / "stat").string());
     std::size_t close = stat.rfind(')');
     if (close == std::string::npos || close + 4 >= stat.size()) continue;
     char state = stat[close + 2];
@@ -773,8 +786,7 @@ BOOST_AUTO_TEST_CASE(workers_stop_when_the_master_is_killed) {
   // PR_SET_PDEATHSIG turns the master's death into SIGTERM for each worker. Orphans are reaped by
   // init, which may be slow here, so a zombie counts as gone.
   auto gone = [](pid_t p) {
-    std::ifstream in("/proc/" + std::to_string(p) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string stat = read_proc_stat("/proc/" + std::to_string(p) + "/stat");
     std::size_t close = stat.rfind(')');
     return stat.empty() || (close != std::string::npos && stat[close + 2] == 'Z');
   };

@@ -1,0 +1,92 @@
+#include "api_clients.h"
+
+#include "management/api_clients.h"
+#include "management/scopes.h"
+
+namespace portcullis::api_worker {
+namespace {
+
+using server::Context;
+
+Json::Value to_json(const management::ApiClient& c) {
+  Json::Value v(Json::objectValue);
+  v["client_id"] = c.id;
+  v["name"] = c.name;
+  v["scopes"] = Json::Value(Json::arrayValue);
+  for (const auto& s : c.scopes) v["scopes"].append(s);
+  v["create_time"] = c.create_time;
+  return v;
+}
+
+Result<http::Response> create_client(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
+  const Json::Value& name = body["name"];
+  if (!name.isString() || name.asString().empty() || name.asString().size() > 200) {
+    return Status::invalid_argument("name must be a string of 1 to 200 characters");
+  }
+  const Json::Value& scopes_json = body["scopes"];
+  if (!scopes_json.isArray() || scopes_json.empty()) {
+    return Status::invalid_argument("scopes must be a non-empty array of management scopes");
+  }
+  std::vector<std::string> requested;
+  for (const auto& s : scopes_json) {
+    if (!s.isString()) return Status::invalid_argument("scopes must hold strings");
+    requested.push_back(s.asString());
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(std::set<std::string> scopes,
+                              management::parse_scope_list(requested));
+  for (const auto& s : scopes) {
+    if (!ctx.caller.has_scope(s)) {
+      return Status::permission_denied("cannot grant the scope " + s + " without holding it");
+    }
+  }
+  management::ApiClientStore store(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(management::NewApiClient created,
+                              store.create(name.asString(), scopes));
+  Json::Value out = to_json(created.client);
+  out["client_secret"] = created.secret;
+  events::Event e = ctx.event("api_client.created");
+  e.client_id = created.client.id;
+  e.data["created_by"] = ctx.caller.id;
+  ctx.events.add(std::move(e));
+  http::Response r = http::Response::json(201, out);
+  r.set_header("Location", ctx.services.config.base_url + "/api/v1/clients/" + created.client.id);
+  return r;
+}
+
+Result<http::Response> get_client(Context& ctx) {
+  management::ApiClientStore store(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(management::ApiClient c,
+                              store.get(ctx.request.path_param("client_id")));
+  return http::Response::json(200, to_json(c));
+}
+
+Result<http::Response> delete_client(Context& ctx) {
+  management::ApiClientStore store(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(management::ApiClient c,
+                              store.get(ctx.request.path_param("client_id")));
+  for (const auto& s : c.scopes) {
+    if (!ctx.caller.has_scope(s)) {
+      return Status::permission_denied("deleting this client needs the scope " + s);
+    }
+  }
+  PORTCULLIS_RETURN_IF_ERROR(store.remove(c.id));
+  events::Event e = ctx.event("api_client.deleted");
+  e.client_id = c.id;
+  e.data["deleted_by"] = ctx.caller.id;
+  ctx.events.add(std::move(e));
+  return http::Response::empty(204);
+}
+
+}  // namespace
+
+void install_api_client_routes(server::App& app) {
+  server::Auth any_token{server::AuthKind::kManagementToken, ""};
+  app.add("POST", "/api/v1/clients", server::Route{.handler = create_client, .auth = any_token});
+  app.add("GET", "/api/v1/clients/{client_id}",
+          server::Route{.handler = get_client, .auth = any_token});
+  app.add("DELETE", "/api/v1/clients/{client_id}",
+          server::Route{.handler = delete_client, .auth = any_token});
+}
+
+}  // namespace portcullis::api_worker

@@ -1,0 +1,165 @@
+#include "config/config.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace portcullis::config {
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::invalid_argument("cannot read " + path);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+Result<int64_t> parse_int(const Settings& s, const std::string& key, int64_t fallback, int64_t min,
+                          int64_t max) {
+  auto it = s.find(key);
+  if (it == s.end() || it->second.empty()) return fallback;
+  int64_t v = 0;
+  const std::string& text = it->second;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    return Status::invalid_argument(key + " must be an integer");
+  }
+  if (v < min || v > max) {
+    return Status::invalid_argument(key + " must be between " + std::to_string(min) + " and " +
+                                    std::to_string(max));
+  }
+  return v;
+}
+
+std::string get(const Settings& s, const std::string& key, const std::string& fallback = "") {
+  auto it = s.find(key);
+  return it == s.end() || it->second.empty() ? fallback : it->second;
+}
+
+}  // namespace
+
+Result<Settings> parse_settings(const std::string& text) {
+  Settings out;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    if (t.rfind("export ", 0) == 0) t = trim(t.substr(7));
+    size_t eq = t.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::invalid_argument("config line " + std::to_string(number) +
+                                      ": expected KEY=value");
+    }
+    std::string key = trim(t.substr(0, eq));
+    std::string value = trim(t.substr(eq + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    }
+    for (char c : key) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) {
+        return Status::invalid_argument("config line " + std::to_string(number) + ": bad key name");
+      }
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+Result<Config> from_settings(const Settings& s) {
+  Config c;
+  c.base_url = get(s, "PORTCULLIS_BASE_URL");
+  while (!c.base_url.empty() && c.base_url.back() == '/') c.base_url.pop_back();
+  if (c.base_url.empty()) return Status::invalid_argument("PORTCULLIS_BASE_URL is required");
+  if (c.base_url.rfind("https://", 0) != 0 && c.base_url.rfind("http://", 0) != 0) {
+    return Status::invalid_argument("PORTCULLIS_BASE_URL must start with https:// or http://");
+  }
+  if (c.base_url.find_first_of("?#") != std::string::npos) {
+    return Status::invalid_argument("PORTCULLIS_BASE_URL must not have a query or fragment");
+  }
+  c.mode = get(s, "PORTCULLIS_MODE", "production");
+  if (c.mode != "production" && c.mode != "local") {
+    return Status::invalid_argument("PORTCULLIS_MODE must be production or local");
+  }
+  if (c.mode == "production" && c.base_url.rfind("https://", 0) != 0) {
+    return Status::invalid_argument("PORTCULLIS_BASE_URL must be https:// in production mode");
+  }
+
+  c.db.socket = get(s, "PORTCULLIS_DB_SOCKET");
+  c.db.host = get(s, "PORTCULLIS_DB_HOST", c.db.host);
+  PORTCULLIS_ASSIGN_OR_RETURN(int64_t port, parse_int(s, "PORTCULLIS_DB_PORT", 3306, 1, 65535));
+  c.db.port = static_cast<int>(port);
+  c.db.name = get(s, "PORTCULLIS_DB_NAME", c.db.name);
+  c.db.user = get(s, "PORTCULLIS_DB_USER", c.db.user);
+  c.db.password = get(s, "PORTCULLIS_DB_PASSWORD");
+  if (std::string pw_file = get(s, "PORTCULLIS_DB_PASSWORD_FILE"); !pw_file.empty()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string pw, read_file(pw_file));
+    c.db.password = trim(pw);
+  }
+
+  c.master_key_file = get(s, "PORTCULLIS_MASTER_KEY_FILE");
+  if (c.master_key_file.empty()) {
+    return Status::invalid_argument("PORTCULLIS_MASTER_KEY_FILE is required");
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(int64_t workers, parse_int(s, "PORTCULLIS_WORKERS", 0, 0, 256));
+  c.workers = static_cast<int>(workers);
+  c.log_level = get(s, "PORTCULLIS_LOG_LEVEL", "info");
+  c.var_dir = get(s, "PORTCULLIS_VAR_DIR");
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.key_prepublish_seconds,
+      parse_int(s, "PORTCULLIS_KEY_PREPUBLISH_SECONDS", 3600, 1, 30 * 86400));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.jwks_max_age_seconds,
+                              parse_int(s, "PORTCULLIS_JWKS_MAX_AGE_SECONDS", 300, 0, 30 * 86400));
+  // Caches may hold /keys for max-age: a key published for less than that could sign tokens
+  // a client cannot yet verify, so the window bounds the max-age.
+  if (c.jwks_max_age_seconds > c.key_prepublish_seconds) {
+    c.jwks_max_age_seconds = c.key_prepublish_seconds;
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.management_token_lifetime_seconds,
+      parse_int(s, "PORTCULLIS_MANAGEMENT_TOKEN_TTL_SECONDS", 3600, 60, 86400));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.keyring_refresh_seconds,
+                              parse_int(s, "PORTCULLIS_KEYRING_REFRESH_SECONDS", 30, 1, 3600));
+  return c;
+}
+
+Result<Config> load(const std::string& path_in) {
+  std::string path = path_in;
+  if (path.empty()) {
+    if (const char* p = std::getenv("PORTCULLIS_CONFIG")) path = p;
+  }
+  Settings settings;
+  if (!path.empty()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string text, read_file(path));
+    auto parsed = parse_settings(text);
+    if (!parsed) return Status::invalid_argument(path + ": " + parsed.status().message());
+    settings = std::move(parsed).value();
+  }
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    if (kv.rfind("PORTCULLIS_", 0) != 0) continue;
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    settings[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+  }
+  return from_settings(settings);
+}
+
+}  // namespace portcullis::config

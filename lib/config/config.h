@@ -1,0 +1,64 @@
+// Service configuration: a file of `KEY=value` lines using the same names as the environment
+// (so one file serves systemd's EnvironmentFile= and `--config`), then PORTCULLIS_* environment
+// variables on top. Loaded and validated once at start (and again on SIGHUP); a worker never
+// re-reads it mid-request.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+
+namespace portcullis::config {
+
+struct DbConfig {
+  std::string socket;  // unix socket path; when empty, host + port are used
+  std::string host = "127.0.0.1";
+  int port = 3306;
+  std::string name = "portcullis";
+  std::string user = "portcullis";
+  std::string password;
+  int connect_timeout_seconds = 3;
+  int read_timeout_seconds = 10;
+  int write_timeout_seconds = 10;
+};
+
+struct Config {
+  std::string base_url;  // no trailing slash; issuers and endpoint URLs are built from it
+  DbConfig db;
+  std::string master_key_file;
+  int workers = 0;  // 0 = one per CPU
+  std::string log_level = "info";
+  std::string mode = "production";  // or "local" (mail to the outbox, relaxed checks for dev)
+  std::string var_dir;              // local mode: where the outbox and runtime files live
+  // A new signing key is published this long before it signs anything (contract §1).
+  int64_t key_prepublish_seconds = 3600;
+  // /keys Cache-Control max-age; never longer than the pre-publication window.
+  int64_t jwks_max_age_seconds = 300;
+  // How often a worker re-reads the key ring from the store to learn of rotations.
+  int64_t keyring_refresh_seconds = 30;
+  // Lifetime of management API tokens (client_credentials at the environment issuer).
+  int64_t management_token_lifetime_seconds = 3600;
+  // Longest access-token lifetime any resource may set: a retired key stays published this long.
+  int64_t max_token_lifetime_seconds = 86400;
+
+  bool is_local() const { return mode == "local"; }
+};
+
+// The raw KEY=value pairs after the file and the environment were merged (for tools and tests).
+using Settings = std::map<std::string, std::string>;
+
+// Parses `KEY=value` lines: blank lines and `#` comments are skipped, values may be wrapped in
+// single or double quotes, `export ` prefixes are accepted. Returns the line number of a bad line.
+Result<Settings> parse_settings(const std::string& text);
+
+// Reads `path` (when non-empty), overlays every PORTCULLIS_* variable of the environment,
+// validates and returns the config. The path defaults to $PORTCULLIS_CONFIG when empty.
+Result<Config> load(const std::string& path);
+
+// Validates merged settings into a Config (separate from load() so tests need no files).
+Result<Config> from_settings(const Settings& settings);
+
+}  // namespace portcullis::config

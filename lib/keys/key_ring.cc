@@ -1,0 +1,83 @@
+#include "keys/key_ring.h"
+
+#include <algorithm>
+
+#include "keys/key_store.h"
+#include "log/log.h"
+
+namespace portcullis::keys {
+
+Status KeyRing::refresh_if_stale(int64_t now) {
+  if (loaded_ && now - loaded_at_ < config_.keyring_refresh_seconds) return Status::ok();
+  return reload(now);
+}
+
+Status KeyRing::reload(int64_t now) {
+  KeyStore store(db_, master_key_, config_);
+  auto stored = store.load_published(now);
+  if (!stored) {
+    // Try again soon, but not on every request while the store is away.
+    loaded_at_ = now - config_.keyring_refresh_seconds + 1;
+    return stored.status();
+  }
+  std::vector<LiveKey> fresh;
+  fresh.reserve(stored->size());
+  for (const StoredKey& k : *stored) {
+    // Keys already parsed are reused: unsealing and parsing RSA keys is the expensive part.
+    auto existing = std::find_if(keys_.begin(), keys_.end(),
+                                 [&](const LiveKey& live) { return live.id == k.id; });
+    if (existing != keys_.end()) {
+      existing->retires_at = k.retires_at;
+      existing->expires_at = k.expires_at;
+      fresh.push_back(std::move(*existing));
+      continue;
+    }
+    auto der = master_key_.open(k.private_key_sealed, k.id);
+    if (!der) {
+      log::error("cannot unseal signing key: wrong master key?", {{"kid", k.id}});
+      continue;
+    }
+    auto private_key = crypto::RsaPrivateKey::from_pkcs8_der(*der);
+    if (!private_key) {
+      log::error("cannot parse signing key", {{"kid", k.id}});
+      continue;
+    }
+    crypto::RsaPublicKey public_key = private_key->public_key();
+    fresh.push_back(LiveKey{k.id, std::move(private_key).value(), std::move(public_key),
+                            k.public_jwk, k.activates_at, k.retires_at, k.expires_at});
+  }
+  keys_ = std::move(fresh);
+  loaded_ = true;
+  loaded_at_ = now;
+  return Status::ok();
+}
+
+const LiveKey* KeyRing::signer(int64_t now) const {
+  const LiveKey* best = nullptr;
+  for (const LiveKey& k : keys_) {
+    if (k.activates_at <= now && (!k.expires_at || *k.expires_at > now)) best = &k;
+  }
+  return best;
+}
+
+const crypto::RsaPublicKey* KeyRing::public_key(std::string_view kid) const {
+  for (const LiveKey& k : keys_) {
+    if (k.id == kid) return &k.public_key;
+  }
+  return nullptr;
+}
+
+std::string KeyRing::jwks_json(int64_t now) const {
+  std::string out = "{\"keys\":[";
+  bool first = true;
+  for (const LiveKey& k : keys_) {
+    if (k.expires_at && *k.expires_at <= now) continue;
+    if (!first) out += ',';
+    out += k.public_jwk;
+    first = false;
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace portcullis::keys

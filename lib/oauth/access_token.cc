@@ -1,0 +1,35 @@
+#include "oauth/access_token.h"
+
+#include <json/value.h>
+
+#include "crypto/random.h"
+#include "jose/jwt.h"
+
+namespace portcullis::oauth {
+
+Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,
+                                      int64_t now) {
+  const keys::LiveKey* signer = keys.signer(now);
+  if (!signer) return Status::unavailable("no signing key is available").with_retry_after(5);
+  AccessToken out;
+  out.jti = crypto::random_token(16);
+  out.issued_at = now;
+  out.expires_at = now + request.lifetime_seconds;
+  Json::Value claims(Json::objectValue);
+  claims["iss"] = request.issuer;
+  claims["sub"] = request.subject;
+  claims["aud"] = request.audience;
+  claims["client_id"] = request.client_id;
+  claims["scope"] = request.scope;
+  claims["iat"] = static_cast<Json::Int64>(now);
+  claims["nbf"] = static_cast<Json::Int64>(now);
+  claims["exp"] = static_cast<Json::Int64>(out.expires_at);
+  claims["jti"] = out.jti;
+  if (request.auth_time) claims["auth_time"] = static_cast<Json::Int64>(*request.auth_time);
+  if (!request.organization_id.empty()) claims["org_id"] = request.organization_id;
+  PORTCULLIS_ASSIGN_OR_RETURN(out.jwt,
+                              jose::sign_jwt(claims, "at+jwt", signer->id, signer->private_key));
+  return out;
+}
+
+}  // namespace portcullis::oauth

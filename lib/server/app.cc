@@ -1,0 +1,151 @@
+#include "server/app.h"
+
+#include <chrono>
+#include <exception>
+
+#include "core/ids.h"
+#include "log/log.h"
+
+namespace portcullis::server {
+namespace {
+
+constexpr const char* kCorsAllowHeaders = "Authorization, Content-Type, MCP-Protocol-Version";
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) {
+    if (out.find(i) != std::string::npos) continue;
+    if (!out.empty()) out += ", ";
+    out += i;
+  }
+  return out;
+}
+
+}  // namespace
+
+events::Event Context::event(std::string type) const {
+  events::Event e;
+  e.type = std::move(type);
+  e.ip = request.remote_addr;
+  e.user_agent = request.header("user-agent").value_or("");
+  return e;
+}
+
+void App::add(std::string method, std::string_view pattern, Route route) {
+  if (route.cors && method != "OPTIONS") {
+    // A CORS route answers its own preflight; register it once per pattern.
+    auto preflight = router_.match("OPTIONS", pattern);
+    if (!preflight.route) {
+      Route options;
+      options.cors = true;
+      options.family = route.family;
+      options.handler = [](Context&) -> Result<http::Response> {
+        http::Response r = http::Response::empty(204);
+        r.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+        r.set_header("Access-Control-Allow-Headers", kCorsAllowHeaders);
+        r.set_header("Access-Control-Max-Age", "86400");
+        return r;
+      };
+      router_.add("OPTIONS", pattern, std::move(options));
+    }
+  }
+  router_.add(std::move(method), pattern, std::move(route));
+}
+
+void App::set_authenticator(AuthKind kind, Authenticator authenticator) {
+  authenticators_[kind] = std::move(authenticator);
+}
+
+http::Family App::family_for(std::string_view path) const {
+  if (path.rfind("/scim/", 0) == 0 || path == "/scim") return http::Family::kScim;
+  if (path.rfind("/api/", 0) == 0 || path == "/api") return http::Family::kApi;
+  return family_ == http::Family::kOAuth ? http::Family::kOAuth : family_;
+}
+
+http::Response App::dispatch(http::Request& request, const Route*& route_out) {
+  auto match = router_.match(request.method, request.path);
+  if (!match.route) {
+    http::Family family = family_for(request.path);
+    if (!match.allowed_methods.empty()) {
+      http::Response r = http::error_response(
+          family, Status::invalid_argument("method " + request.method + " is not allowed here"),
+          405);
+      r.set_header("Allow", join(match.allowed_methods));
+      return r;
+    }
+    return http::error_response(family, Status::not_found("no such endpoint"));
+  }
+  const Route& route = *match.route;
+  route_out = &route;
+  request.path_params = std::move(match.params);
+  http::Family family = route.family.value_or(family_for(request.path));
+
+  Context ctx{request, Caller{}, services_, events_};
+  if (route.auth.kind != AuthKind::kNone) {
+    auto it = authenticators_.find(route.auth.kind);
+    if (it == authenticators_.end()) {
+      return http::error_response(family, Status::internal("no authenticator for this route"));
+    }
+    auto caller = it->second(request, route.auth, services_);
+    if (!caller) return http::error_response(family, caller.status());
+    ctx.caller = std::move(caller).value();
+  }
+  auto result = route.handler(ctx);
+  if (!result) return http::error_response(family, result.status());
+  return std::move(result).value();
+}
+
+void App::finish(const http::Request& request, const Route* route, http::Response& response) {
+  if (!request.request_id.empty()) response.set_header("X-Request-Id", request.request_id);
+  response.set_header("X-Content-Type-Options", "nosniff");
+  if (!response.header("Cache-Control")) response.set_header("Cache-Control", "no-store");
+  if (route && route->cors) response.set_header("Access-Control-Allow-Origin", "*");
+}
+
+http::Response App::handle(http::Request& request) {
+  auto started = std::chrono::steady_clock::now();
+  const Route* route = nullptr;
+  http::Response response;
+  try {
+    response = dispatch(request, route);
+  } catch (const std::exception& e) {
+    // Nothing on the request path throws by design; if a library does, the caller still gets
+    // its family's 500 and the worker lives on.
+    log::error("unhandled exception", {{"what", e.what()}, {"request_id", request.request_id}});
+    response = http::error_response(family_for(request.path), Status::internal("internal error"));
+  }
+  finish(request, route, response);
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - started)
+                    .count();
+  // The path only: query strings can carry codes and tokens.
+  log::info("request", {{"method", request.method},
+                        {"path", request.path},
+                        {"status", response.status},
+                        {"duration_ms", static_cast<double>(micros) / 1000.0},
+                        {"request_id", request.request_id}});
+  return response;
+}
+
+http::Response App::reject_body(http::Request& request, http::BodyRead outcome) {
+  http::Family family = family_for(request.path);
+  http::Response r =
+      outcome == http::BodyRead::kTooLarge
+          ? http::error_response(family,
+                                 Status::invalid_argument("request body is larger than 1 MiB"), 413)
+          : http::error_response(family, Status::invalid_argument("malformed request body"));
+  finish(request, nullptr, r);
+  log::info("request", {{"method", request.method},
+                        {"path", request.path},
+                        {"status", r.status},
+                        {"request_id", request.request_id}});
+  return r;
+}
+
+void App::flush_events() {
+  if (events_.empty()) return;
+  Status st = events_.flush(services_.db);
+  if (!st.is_ok()) log::warn("events not yet written", {{"error", st.to_string()}});
+}
+
+}  // namespace portcullis::server

@@ -1,0 +1,97 @@
+// The request pipeline of every worker binary, in fixed phases (nginx's model):
+//
+//   FastCGI request → route → authenticate caller → handler → response → event
+//
+//  - route: method + path → Route, or the family's 404/405. CORS preflight for CORS routes.
+//  - authenticate: the route's Auth names an authenticator (management token, SCIM token...)
+//    that turns the request's credentials into a Caller, or the family's 401/403.
+//  - handler: Result<Response>(Context&). An error Status becomes the family's error body.
+//  - response: headers every response carries (X-Request-Id, nosniff, a Cache-Control default
+//    of no-store, CORS), then one access-log line.
+//  - event: the events the handler recorded are written after the response left.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "events/recorder.h"
+#include "http/errors.h"
+#include "http/fastcgi.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "server/services.h"
+
+namespace portcullis::server {
+
+struct Caller {
+  enum class Kind { kAnonymous, kApiClient, kScimDirectory };
+  Kind kind = Kind::kAnonymous;
+  std::string id;  // api_… or dir_…
+  std::set<std::string> scopes;
+  std::string organization_id;
+
+  bool has_scope(std::string_view scope) const { return scopes.count(std::string(scope)) > 0; }
+};
+
+enum class AuthKind { kNone, kManagementToken, kScimToken };
+
+struct Auth {
+  AuthKind kind = AuthKind::kNone;
+  std::string scope;  // management scope the route needs (contract §7); empty = any
+};
+
+struct Context {
+  http::Request& request;
+  Caller caller;
+  Services& services;
+  events::Recorder& events;
+
+  // An event stamped with this request's address and user agent.
+  events::Event event(std::string type) const;
+};
+
+using Handler = std::function<Result<http::Response>(Context&)>;
+
+struct Route {
+  Handler handler;
+  Auth auth;
+  bool cors = false;                   // discovery, JWKS, DCR and token endpoints (contract §0)
+  std::optional<http::Family> family;  // defaults to the App's family
+};
+
+using Authenticator = std::function<Result<Caller>(const http::Request&, const Auth&, Services&)>;
+
+class App {
+ public:
+  App(http::Family family, Services& services) : family_(family), services_(services) {}
+
+  void add(std::string method, std::string_view pattern, Route route);
+  void set_authenticator(AuthKind kind, Authenticator authenticator);
+
+  // Runs every phase but the event phase. Never throws.
+  http::Response handle(http::Request& request);
+  // The response for a request whose body could not be read (413, 400).
+  http::Response reject_body(http::Request& request, http::BodyRead outcome);
+  // The event phase: writes what handlers recorded. Call after the response was sent.
+  void flush_events();
+
+  Services& services() { return services_; }
+
+ private:
+  http::Family family_for(std::string_view path) const;
+  http::Response dispatch(http::Request& request, const Route*& route_out);
+  void finish(const http::Request& request, const Route* route, http::Response& response);
+
+  http::Family family_;
+  Services& services_;
+  http::Router<Route> router_;
+  std::map<AuthKind, Authenticator> authenticators_;
+  events::Recorder events_;
+};
+
+}  // namespace portcullis::server

@@ -1,0 +1,24 @@
+// main() of every worker binary: flags, config, logging, the listening socket, the master and
+// its pre-forked workers; in each worker the per-process services (database connection, key
+// ring) and the App with the binary's routes, served over FastCGI until SIGTERM.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "http/errors.h"
+#include "server/app.h"
+
+namespace portcullis::server {
+
+struct WorkerBinary {
+  std::string name;     // "wellknown", "oauth", ... (log component, usage text)
+  http::Family family;  // the family of errors for paths it serves
+  std::function<void(App&)> install_routes;
+};
+
+// Flags: --config FILE, --socket PATH (else the socket is inherited from systemd or on fd 0),
+// --workers N. Returns the process exit code.
+int worker_main(int argc, char** argv, const WorkerBinary& binary);
+
+}  // namespace portcullis::server

@@ -1,0 +1,93 @@
+// The store's one door to MySQL/MariaDB: one persistent connection per worker process, opened
+// lazily after the fork, prepared statements only (cached per connection), READ COMMITTED, and
+// reconnection in the application (Connector/C++'s OPT_RECONNECT silently kills prepared
+// statements and session settings — docs/architecture.md, cpp-stack §8).
+//
+// Failure contract, which the http layer turns into 503 + Retry-After:
+//  - query(): a read. If the connection turns out dead, reconnect and run it once more.
+//  - execute(): a single autocommit write. Never retried (its outcome is unknown when the
+//    connection died mid-flight); Unavailable is returned instead.
+//  - transaction(): runs `fn` between BEGIN and COMMIT. A dead connection, a deadlock or a lock
+//    wait timeout before COMMIT rolls everything back, so `fn` is run once more on a fresh
+//    connection. `fn` must therefore have no effect outside the transaction.
+// Connector/C++ exceptions never cross this header: every method returns a Status.
+//
+// Not thread-safe: one Db per process (the workers are single-threaded).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "config/config.h"
+#include "core/status.h"
+
+namespace portcullis::store {
+
+// A bound parameter. Binary strings (hashes, sealed keys) travel as std::string too.
+using Value = std::variant<std::nullptr_t, int64_t, std::string, bool>;
+using Params = std::vector<Value>;
+
+Value nullable(const std::optional<std::string>& v);
+
+class Row {
+ public:
+  explicit Row(std::vector<std::optional<std::string>> cells) : cells_(std::move(cells)) {}
+  size_t size() const { return cells_.size(); }
+  bool is_null(size_t i) const { return !cells_.at(i).has_value(); }
+  // "" for NULL.
+  const std::string& str(size_t i) const;
+  std::optional<std::string> opt(size_t i) const { return cells_.at(i); }
+  // 0 for NULL or a non-number.
+  int64_t i64(size_t i) const;
+  bool boolean(size_t i) const { return i64(i) != 0; }
+
+ private:
+  std::vector<std::optional<std::string>> cells_;
+};
+using Rows = std::vector<Row>;
+
+// Call once in main(), before any fork: creating Connector/C++'s driver is not thread-safe and
+// a connection must never cross a fork.
+void init_driver();
+
+class Db {
+ public:
+  explicit Db(config::DbConfig config);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  Result<Rows> query(std::string_view sql, const Params& params = {});
+  // Rows changed (or matched, for UPDATE, as the server reports them).
+  Result<uint64_t> execute(std::string_view sql, const Params& params = {});
+  Status transaction(const std::function<Status()>& fn);
+
+  // Cheap liveness check for /readyz (reconnects if needed).
+  Status ping();
+  // Runs trusted, static SQL text (the embedded migrations) statement by statement.
+  Status execute_script(std::string_view script);
+  // Drops the connection (tests simulate a lost connection with it).
+  void disconnect();
+
+  // The number of times a new connection was opened (for tests and metrics).
+  uint64_t connects() const { return connects_; }
+
+ private:
+  struct Impl;
+  Status ensure_connected();
+  Status run(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected);
+
+  config::DbConfig config_;
+  std::unique_ptr<Impl> impl_;
+  bool in_transaction_ = false;
+  bool transaction_broken_ = false;
+  uint64_t connects_ = 0;
+};
+
+}  // namespace portcullis::store

@@ -1,0 +1,188 @@
+// The foundation as a client sees it: health, keys, environment metadata, management tokens
+// through client_credentials, and the management API's authentication phase.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRemoteJWKSet, jwtVerify, decodeProtectedHeader } from 'jose';
+import {
+  http, env, baseUrl, basic, managementToken, cli, sleep,
+  assertOAuthError, assertProblem, assertNoNulls,
+} from './harness.mjs';
+
+test('healthz and readyz answer 200 on a healthy stack', async () => {
+  const h = await http('/healthz');
+  assert.equal(h.status, 200);
+  assert.equal(h.json.status, 'ok');
+  const r = await http('/readyz');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.json.checks, { database: 'ok', signing_key: 'ok' });
+});
+
+test('/keys is a JWKS of RS256 keys, cacheable, open to any origin', async () => {
+  const r = await http('/keys');
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type'), /json/);
+  assert.match(r.headers.get('cache-control'), /^public, max-age=\d+$/);
+  assert.equal(r.headers.get('access-control-allow-origin'), '*');
+  assert.ok(r.json.keys.length >= 1);
+  for (const k of r.json.keys) {
+    assert.equal(k.kty, 'RSA');
+    assert.equal(k.alg, 'RS256');
+    assert.equal(k.use, 'sig');
+    assert.match(k.kid, /^key_[0-9a-hjkmnp-tv-z]{26}$/);
+    assert.ok(Buffer.from(k.n, 'base64url').length >= 256, 'RSA-2048 or larger');
+    assert.equal(k.d, undefined, 'no private parts');
+    assert.equal(k.p, undefined);
+  }
+  const pre = await http('/keys', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' } });
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+  assert.match(pre.headers.get('access-control-allow-headers'), /MCP-Protocol-Version/i);
+});
+
+test('a management token is an RS256 at+jwt that jose verifies against /keys', async () => {
+  const token = await managementToken();
+  const header = decodeProtectedHeader(token);
+  assert.equal(header.alg, 'RS256');
+  assert.equal(header.typ, 'at+jwt');
+  const jwks = createRemoteJWKSet(new URL(baseUrl + '/keys'));
+  const { payload } = await jwtVerify(token, jwks, {
+    issuer: baseUrl,
+    audience: baseUrl + '/api',
+    typ: 'at+jwt',
+    algorithms: ['RS256'],
+  });
+  assert.equal(payload.sub, env.PORTCULLIS_CLIENT_ID);
+  assert.equal(payload.client_id, env.PORTCULLIS_CLIENT_ID);
+  assert.ok(payload.scope.split(' ').includes('users:read'));
+  assert.equal(payload.nbf, payload.iat);
+  assert.ok(payload.exp > payload.iat);
+  assert.ok(payload.jti.length >= 16);
+});
+
+test('environment metadata: byte-exact issuer, no nulls, CORS', async () => {
+  for (const p of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    const r = await http(p);
+    assert.equal(r.status, 200, p);
+    assert.equal(r.json.issuer, baseUrl);
+    assert.equal(r.json.token_endpoint, baseUrl + '/oauth/token');
+    assert.equal(r.json.jwks_uri, baseUrl + '/keys');
+    assert.deepEqual(r.json.grant_types_supported, ['client_credentials']);
+    assert.equal(r.headers.get('access-control-allow-origin'), '*');
+    assertNoNulls(assert, r.json);
+  }
+  const oidc = await http('/.well-known/openid-configuration');
+  assert.deepEqual(oidc.json.id_token_signing_alg_values_supported, ['RS256']);
+});
+
+test('token endpoint: client authentication rules', async () => {
+  const id = env.PORTCULLIS_CLIENT_ID;
+  const secret = env.PORTCULLIS_CLIENT_SECRET;
+  // client_secret_post works too
+  const post = await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', client_id: id, client_secret: secret } });
+  assert.equal(post.status, 200, post.text);
+  assert.equal(post.json.token_type, 'Bearer');
+  assert.equal(post.headers.get('cache-control'), 'no-store');
+  assert.ok(post.json.expires_in > 0);
+  // narrowing the scope
+  const narrow = await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', scope: 'users:read' }, headers: { authorization: basic(id, secret) } });
+  assert.equal(narrow.json.scope, 'users:read');
+  // a scope the client does not have
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', scope: 'users:read admin' }, headers: { authorization: basic(id, secret) } }), 400, 'invalid_scope');
+  // wrong secret with Basic: 401 + Basic challenge
+  const wrong = await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials' }, headers: { authorization: basic(id, secret + 'x') } });
+  assertOAuthError(assert, wrong, 401, 'invalid_client');
+  assert.match(wrong.headers.get('www-authenticate'), /^Basic/);
+  // unknown client, via post
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', client_id: 'api_nobody', client_secret: 'x' } }), 401, 'invalid_client');
+  // both methods at once
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', client_secret: secret }, headers: { authorization: basic(id, secret) } }), 400, 'invalid_request');
+  // no authentication at all
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials' } }), 401, 'invalid_client');
+  // grant types
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'password', username: 'a', password: 'b' }, headers: { authorization: basic(id, secret) } }), 400, 'unsupported_grant_type');
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: {}, headers: { authorization: basic(id, secret) } }), 400, 'invalid_request');
+  // a repeated parameter
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', body: 'grant_type=client_credentials&grant_type=client_credentials', headers: { authorization: basic(id, secret), 'content-type': 'application/x-www-form-urlencoded' } }), 400, 'invalid_request');
+  // not a form
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', json: { grant_type: 'client_credentials' }, headers: { authorization: basic(id, secret) } }), 400, 'invalid_request');
+});
+
+test('management API: authentication phase and scopes', async () => {
+  // no token, a non-Bearer header, a forged token
+  for (const headers of [{}, { authorization: basic('a', 'b') }, { authorization: 'Bearer not.a.jwt' }]) {
+    const r = await http('/api/v1/clients/api_x', { headers });
+    assertProblem(assert, r, 401, 'unauthenticated');
+    assert.equal(r.headers.get('www-authenticate'), 'Bearer');
+  }
+  const token = await managementToken();
+  // a token whose signature was tampered with
+  const [h, p, s] = token.split('.');
+  const flipped = s[0] === 'A' ? 'B' + s.slice(1) : 'A' + s.slice(1);
+  assertProblem(assert, await http('/api/v1/clients/api_x', { headers: { authorization: `Bearer ${h}.${p}.${flipped}` } }), 401, 'unauthenticated');
+  // a token whose claims were changed (signature no longer matches)
+  const claims = JSON.parse(Buffer.from(p, 'base64url'));
+  claims.aud = 'https://elsewhere.example';
+  const forged = `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${s}`;
+  assertProblem(assert, await http('/api/v1/clients/api_x', { headers: { authorization: `Bearer ${forged}` } }), 401, 'unauthenticated');
+
+  const auth = { authorization: `Bearer ${token}` };
+  assertProblem(assert, await http('/api/v1/clients/api_nothere', { headers: auth }), 404, 'not_found');
+  // invalid JSON, a non-object, bad fields
+  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: '{"name": "x",' }), 400, 'invalid_argument');
+  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: '[1,2]' }), 400, 'invalid_argument');
+  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: { name: 'x', scopes: ['nope'] } }), 400, 'invalid_argument');
+  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: { name: '', scopes: ['users:read'] } }), 400, 'invalid_argument');
+
+  // create a narrow client, use it, see its limits, delete it
+  const created = await http('/api/v1/clients', { method: 'POST', headers: auth, json: { name: 'reader', scopes: ['users:read'] } });
+  assert.equal(created.status, 201, created.text);
+  assert.match(created.json.client_id, /^api_[0-9a-z]{26}$/);
+  assert.ok(created.json.client_secret.length >= 43);
+  assert.deepEqual(created.json.scopes, ['users:read']);
+  assert.match(created.json.create_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.equal(created.headers.get('cache-control'), 'no-store');
+  assertNoNulls(assert, created.json);
+  const fetched = await http(`/api/v1/clients/${created.json.client_id}`, { headers: auth });
+  assert.equal(fetched.status, 200);
+  assert.equal(fetched.json.client_secret, undefined, 'the secret is shown once');
+
+  const readerToken = await managementToken(created.json.client_id, created.json.client_secret);
+  const escalate = await http('/api/v1/clients', { method: 'POST', headers: { authorization: `Bearer ${readerToken}` }, json: { name: 'x', scopes: ['users:write'] } });
+  assertProblem(assert, escalate, 403, 'permission_denied');
+  const cannotDelete = await http(`/api/v1/clients/${env.PORTCULLIS_CLIENT_ID}`, { method: 'DELETE', headers: { authorization: `Bearer ${readerToken}` } });
+  assertProblem(assert, cannotDelete, 403, 'permission_denied');
+
+  const del = await http(`/api/v1/clients/${created.json.client_id}`, { method: 'DELETE', headers: auth });
+  assert.equal(del.status, 204);
+  // a deleted client's live token stops working at once, and it can get no new one
+  assertProblem(assert, await http(`/api/v1/clients/${env.PORTCULLIS_CLIENT_ID}`, { headers: { authorization: `Bearer ${readerToken}` } }), 401, 'unauthenticated');
+  await assert.rejects(managementToken(created.json.client_id, created.json.client_secret));
+});
+
+test('key rotation publishes the next key before it signs', async () => {
+  const before = (await http('/keys')).json.keys.map((k) => k.kid);
+  const signerBefore = decodeProtectedHeader(await managementToken()).kid;
+  assert.ok(before.includes(signerBefore));
+
+  const out = cli('keys', 'rotate');
+  const newKid = out.match(/(key_[0-9a-z]{26})/)[1];
+  const window = Number(process.env.PORTCULLIS_KEY_PREPUBLISH_SECONDS ?? 4);
+  const refresh = Number(process.env.PORTCULLIS_KEYRING_REFRESH_SECONDS ?? 1);
+
+  // Within one refresh interval every worker publishes it, but nothing is signed with it yet.
+  await sleep((refresh + 1) * 1000);
+  const during = (await http('/keys')).json.keys.map((k) => k.kid);
+  assert.ok(during.includes(newKid), 'the new key is published');
+  assert.ok(during.includes(signerBefore), 'the current key is still published');
+  assert.equal(decodeProtectedHeader(await managementToken()).kid, signerBefore);
+
+  // After the window it signs, and the retired key stays published for live tokens.
+  await sleep(window * 1000);
+  const after = await managementToken();
+  assert.equal(decodeProtectedHeader(after).kid, newKid);
+  const keysAfter = (await http('/keys')).json.keys.map((k) => k.kid);
+  assert.ok(keysAfter.includes(signerBefore), 'the retired key stays published');
+  const jwks = createRemoteJWKSet(new URL(baseUrl + '/keys'));
+  await jwtVerify(after, jwks, { issuer: baseUrl, audience: baseUrl + '/api' });
+  assert.match(cli('keys', 'list'), new RegExp(`${newKid}\\s+signing`));
+});

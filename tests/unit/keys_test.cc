@@ -1,0 +1,105 @@
+#define BOOST_TEST_MODULE keys
+#include <boost/test/unit_test.hpp>
+
+#include "crypto/aead.h"
+#include "crypto/base64.h"
+#include "crypto/random.h"
+#include "db_fixture.h"
+#include "jose/jwt.h"
+#include "keys/key_ring.h"
+#include "keys/key_store.h"
+#include "oauth/access_token.h"
+#include "store/migrate.h"
+
+using namespace portcullis;
+
+namespace {
+
+struct Fixture {
+  explicit Fixture(const config::Config& c)
+      : config(c),
+        db(c.db),
+        master(std::move(
+                   crypto::MasterKey::from_base64(crypto::base64_encode(crypto::random_bytes(32))))
+                   .value()) {
+    config.key_prepublish_seconds = 600;
+    BOOST_REQUIRE(store::migrate(db, store::embedded_migrations()).is_ok());
+    BOOST_REQUIRE(db.execute("DELETE FROM signing_keys").is_ok());
+  }
+  config::Config config;
+  store::Db db;
+  crypto::MasterKey master;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(publish_before_use_rotation) {
+  auto c = testing::test_config();
+  if (!c) return;
+  Fixture f(*c);
+  keys::KeyStore store(f.db, f.master, f.config);
+  const int64_t t0 = 1'800'000'000;
+  BOOST_REQUIRE(store.ensure_initial_key(t0).is_ok());
+  BOOST_REQUIRE(store.ensure_initial_key(t0 + 1).is_ok());  // idempotent
+  BOOST_TEST(store.load_published(t0)->size() == 1u);
+
+  keys::KeyRing ring(f.db, f.master, f.config);
+  BOOST_REQUIRE(ring.reload(t0).is_ok());
+  const keys::LiveKey* first = ring.signer(t0);
+  BOOST_REQUIRE(first);
+  std::string first_id = first->id;
+
+  // Rotate: the next key is published at once but signs only after the window.
+  auto next = store.rotate(t0 + 100);
+  BOOST_REQUIRE(next.is_ok());
+  BOOST_REQUIRE(ring.reload(t0 + 100).is_ok());
+  BOOST_TEST(ring.signer(t0 + 100)->id == first_id);
+  BOOST_TEST(ring.jwks_json(t0 + 100).find(*next) != std::string::npos);
+  BOOST_TEST(ring.signer(t0 + 100 + 599)->id == first_id);
+  BOOST_TEST(ring.signer(t0 + 100 + 600)->id == *next);
+
+  // The retired key stays published for the longest token lifetime, then disappears.
+  int64_t retired = t0 + 700;
+  int64_t grace = keys::retired_key_grace_seconds(f.config);
+  BOOST_TEST(ring.jwks_json(retired + grace - 1).find(first_id) != std::string::npos);
+  BOOST_TEST(ring.jwks_json(retired + grace).find(first_id) == std::string::npos);
+  BOOST_REQUIRE(ring.reload(retired + grace).is_ok());
+  BOOST_TEST(!ring.public_key(first_id));
+  BOOST_TEST(ring.public_key(*next));
+}
+
+BOOST_AUTO_TEST_CASE(tokens_verify_with_the_published_key_and_keys_stay_sealed) {
+  auto c = testing::test_config();
+  if (!c) return;
+  Fixture f(*c);
+  keys::KeyStore store(f.db, f.master, f.config);
+  const int64_t now = 1'800'000'000;
+  BOOST_REQUIRE(store.ensure_initial_key(now).is_ok());
+  keys::KeyRing ring(f.db, f.master, f.config);
+  BOOST_REQUIRE(ring.reload(now).is_ok());
+
+  oauth::AccessTokenRequest req;
+  req.issuer = "https://auth.example";
+  req.subject = "usr_x";
+  req.audience = "https://mcp.example/mcp";
+  req.client_id = "dcr_y";
+  req.scope = "a b";
+  req.lifetime_seconds = 900;
+  auto token = oauth::mint_access_token(ring, req, now);
+  BOOST_REQUIRE(token.is_ok());
+  auto verified =
+      jose::verify_jwt(token->jwt, [&](std::string_view kid) { return ring.public_key(kid); });
+  BOOST_REQUIRE(verified.is_ok());
+  BOOST_TEST(verified->claims["exp"].asInt64() == now + 900);
+  BOOST_TEST(verified->header["typ"].asString() == "at+jwt");
+
+  // The stored private key is sealed: not DER, and useless under another master key.
+  auto stored = store.load_published(now);
+  BOOST_REQUIRE(stored->size() == 1u);
+  BOOST_TEST((*stored)[0].private_key_sealed.find("\x30\x82") != 0u);
+  auto other = crypto::MasterKey::from_base64(crypto::base64_encode(crypto::random_bytes(32)));
+  BOOST_REQUIRE(other.is_ok());
+  keys::KeyRing wrong(f.db, other.value(), f.config);
+  BOOST_REQUIRE(wrong.reload(now).is_ok());
+  BOOST_TEST(!wrong.signer(now));
+}

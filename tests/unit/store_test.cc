@@ -1,0 +1,157 @@
+#define BOOST_TEST_MODULE store
+#include <boost/test/unit_test.hpp>
+
+#include "core/ids.h"
+#include "db_fixture.h"
+#include "store/db.h"
+#include "store/migrate.h"
+
+using namespace portcullis;
+
+namespace {
+
+void reset_table(store::Db& db) {
+  BOOST_REQUIRE(db.execute_script("DROP TABLE IF EXISTS store_test;\n"
+                                  "CREATE TABLE store_test (id VARCHAR(40) PRIMARY KEY, "
+                                  "n BIGINT NULL, s VARCHAR(100) NULL, b VARBINARY(64) NULL) "
+                                  "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;\n")
+                    .is_ok());
+}
+
+int64_t count(store::Db& db) {
+  return (*db.query("SELECT COUNT(*) FROM store_test"))[0].i64(0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(migrations_apply_once_and_are_recorded) {
+  auto config = testing::test_config();
+  if (!config) return;
+  store::Db db(config->db);
+  auto first = store::migrate(db, store::embedded_migrations());
+  BOOST_REQUIRE_MESSAGE(first.is_ok(), first.status().to_string());
+  auto second = store::migrate(db, store::embedded_migrations());
+  BOOST_REQUIRE(second.is_ok());
+  BOOST_TEST(*second == 0);
+  auto rows = db.query("SELECT COUNT(*) FROM schema_migrations");
+  BOOST_TEST((*rows)[0].i64(0) == static_cast<int64_t>(store::embedded_migrations().size()));
+}
+
+BOOST_AUTO_TEST_CASE(prepared_statements_bind_every_type_and_nulls) {
+  auto config = testing::test_config();
+  if (!config) return;
+  store::Db db(config->db);
+  reset_table(db);
+  std::string binary("\x00\xff\x10 'quote\" \\", 12);
+  std::string emoji = "caf\xc3\xa9 \xf0\x9f\x94\x91";
+  BOOST_REQUIRE(db.execute("INSERT INTO store_test VALUES (?, ?, ?, ?)",
+                           {std::string("a"), int64_t{-42}, emoji, binary})
+                    .is_ok());
+  BOOST_REQUIRE(db.execute("INSERT INTO store_test VALUES (?, ?, ?, ?)",
+                           {std::string("b"), nullptr, nullptr, nullptr})
+                    .is_ok());
+  auto rows = db.query("SELECT id, n, s, b FROM store_test ORDER BY id");
+  BOOST_REQUIRE(rows.is_ok());
+  BOOST_REQUIRE(rows->size() == 2u);
+  BOOST_TEST((*rows)[0].i64(1) == -42);
+  BOOST_TEST((*rows)[0].str(2) == emoji);
+  BOOST_TEST((*rows)[0].str(3) == binary);
+  BOOST_TEST((*rows)[1].is_null(1));
+  BOOST_TEST(!(*rows)[1].opt(2).has_value());
+  // An injection attempt is only ever data.
+  auto none = db.query("SELECT id FROM store_test WHERE id = ?", {std::string("a' OR '1'='1")});
+  BOOST_TEST(none->empty());
+  // Duplicate keys are AlreadyExists, not a generic failure.
+  auto dup = db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("a")});
+  BOOST_TEST(dup.status().code() == Code::kAlreadyExists);
+}
+
+BOOST_AUTO_TEST_CASE(transactions_commit_or_roll_back_whole) {
+  auto config = testing::test_config();
+  if (!config) return;
+  store::Db db(config->db);
+  reset_table(db);
+  Status failed = db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("x")}).status());
+    return Status::invalid_argument("changed my mind");
+  });
+  BOOST_TEST(failed.code() == Code::kInvalidArgument);
+  BOOST_TEST(count(db) == 0);
+  Status ok = db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("x")}).status());
+    return db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("y")}).status();
+  });
+  BOOST_TEST(ok.is_ok());
+  BOOST_TEST(count(db) == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_killed_connection_is_replaced_and_statements_reprepared) {
+  auto config = testing::test_config();
+  if (!config) return;
+  store::Db db(config->db);
+  store::Db admin(config->db);
+  reset_table(db);
+  auto kill_db_connection = [&] {
+    auto id = db.query("SELECT CONNECTION_ID()");
+    BOOST_REQUIRE(id.is_ok());
+    BOOST_REQUIRE(admin.execute("KILL ?", {(*id)[0].i64(0)}).is_ok());
+  };
+
+  // A read is retried once on a fresh connection: the caller never sees the loss.
+  kill_db_connection();
+  uint64_t before = db.connects();
+  auto rows = db.query("SELECT COUNT(*) FROM store_test");
+  BOOST_REQUIRE_MESSAGE(rows.is_ok(), rows.status().to_string());
+  BOOST_TEST(db.connects() == before + 1);
+
+  // A single write is never retried (its outcome would be unknown): Unavailable, then fine.
+  kill_db_connection();
+  auto write = db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("w1")});
+  BOOST_TEST(write.status().code() == Code::kUnavailable);
+  BOOST_TEST(write.status().retry_after() > 0);
+  BOOST_TEST(db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("w2")}).is_ok());
+
+  // A transaction that loses its connection before COMMIT is run again, whole.
+  int runs = 0;
+  Status st = db.transaction([&]() -> Status {
+    ++runs;
+    PORTCULLIS_RETURN_IF_ERROR(
+        db.execute("INSERT INTO store_test (id) VALUES (?)", {"t" + std::to_string(runs)})
+            .status());
+    if (runs == 1) kill_db_connection();
+    return db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("t-second")}).status();
+  });
+  BOOST_REQUIRE_MESSAGE(st.is_ok(), st.to_string());
+  BOOST_TEST(runs == 2);
+  auto ids = db.query("SELECT id FROM store_test WHERE id LIKE 't%' ORDER BY id");
+  BOOST_REQUIRE(ids->size() == 2u);  // t1 was rolled back with the lost connection
+  BOOST_TEST((*ids)[0].str(0) == "t-second");
+  BOOST_TEST((*ids)[1].str(0) == "t2");
+}
+
+BOOST_AUTO_TEST_CASE(an_unreachable_server_is_unavailable_not_a_crash) {
+  config::DbConfig nowhere;
+  nowhere.socket = "/nonexistent/mysqld.sock";
+  nowhere.connect_timeout_seconds = 1;
+  store::Db db(nowhere);
+  auto rows = db.query("SELECT 1");
+  BOOST_TEST(rows.status().code() == Code::kUnavailable);
+  BOOST_TEST(db.ping().code() == Code::kUnavailable);
+  BOOST_TEST(db.transaction([] { return Status::ok(); }).code() == Code::kUnavailable);
+}
+
+BOOST_AUTO_TEST_CASE(ids_are_prefixed_sortable_ulids) {
+  std::string a = new_id_at("usr_", 1'700'000'000'000ULL);
+  std::string b = new_id_at("usr_", 1'700'000'000'001ULL);
+  BOOST_TEST(a.size() == 30u);
+  BOOST_TEST(is_valid_id(a, "usr_"));
+  BOOST_TEST(!is_valid_id(a, "org_"));
+  BOOST_TEST(a < b);
+  BOOST_TEST(new_id("usr_") != new_id("usr_"));
+  BOOST_TEST(!is_valid_id("usr_01ARZ3NDEKTSV4RRFFQ69G5FAV", "usr_"));  // upper case
+  BOOST_TEST(!is_valid_id("usr_8zzzzzzzzzzzzzzzzzzzzzzzzz", "usr_"));  // 129 bits
+  // The ULID spec's example timestamp encodes to the spec's time prefix.
+  BOOST_TEST(new_id_at("", 1469918176385ULL).substr(0, 10) == "01aryz6s41");
+}
