@@ -137,6 +137,37 @@ Result<Config> from_settings(const Settings& s) {
       parse_int(s, "PORTCULLIS_MANAGEMENT_TOKEN_TTL_SECONDS", 3600, 60, 86400));
   PORTCULLIS_ASSIGN_OR_RETURN(c.keyring_refresh_seconds,
                               parse_int(s, "PORTCULLIS_KEYRING_REFRESH_SECONDS", 30, 1, 3600));
+  PORTCULLIS_ASSIGN_OR_RETURN(int64_t dcr_rate,
+                              parse_int(s, "PORTCULLIS_RATE_LIMIT_DCR_PER_MINUTE", 30, 0, 1000000));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      int64_t email_rate,
+      parse_int(s, "PORTCULLIS_RATE_LIMIT_SIGNIN_CODES_PER_10_MINUTES", 5, 0, 1000000));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      int64_t ip_rate,
+      parse_int(s, "PORTCULLIS_RATE_LIMIT_SIGNIN_CODES_PER_MINUTE_PER_IP", 60, 0, 1000000));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      int64_t token_rate,
+      parse_int(s, "PORTCULLIS_RATE_LIMIT_TOKEN_PER_MINUTE", 1200, 0, 100000000));
+  c.rate_limits.dcr_per_minute_per_ip = static_cast<int>(dcr_rate);
+  c.rate_limits.signin_codes_per_10_minutes_per_email = static_cast<int>(email_rate);
+  c.rate_limits.signin_codes_per_minute_per_ip = static_cast<int>(ip_rate);
+  c.rate_limits.token_per_minute_per_client = static_cast<int>(token_rate);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.refresh_token_idle_seconds,
+      parse_int(s, "PORTCULLIS_REFRESH_TOKEN_IDLE_SECONDS", 30 * 86400, 60, 3650 * 86400LL));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.refresh_token_absolute_seconds,
+      parse_int(s, "PORTCULLIS_REFRESH_TOKEN_ABSOLUTE_SECONDS", 90 * 86400, 60, 3650 * 86400LL));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.dcr_client_retention_seconds,
+      parse_int(s, "PORTCULLIS_DCR_CLIENT_RETENTION_SECONDS", 30 * 86400, 60, 3650 * 86400LL));
+  for (std::string_view rest = get(s, "PORTCULLIS_CIMD_ALLOW_HOSTS"); !rest.empty();) {
+    size_t comma = rest.find(',');
+    std::string host = trim(rest.substr(0, comma));
+    if (!host.empty()) c.cimd_allow_hosts.push_back(host);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  c.outbound_ca_file = get(s, "PORTCULLIS_OUTBOUND_CA_FILE");
   return c;
 }
 

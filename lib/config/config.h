@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -43,6 +44,24 @@ struct Config {
   int64_t management_token_lifetime_seconds = 3600;
   // Longest access-token lifetime any resource may set: a retired key stays published this long.
   int64_t max_token_lifetime_seconds = 86400;
+
+  // Rate limits (contract §0): requests allowed per window; 0 disables a limit.
+  struct RateLimits {
+    int dcr_per_minute_per_ip = 30;
+    int signin_codes_per_10_minutes_per_email = 5;
+    int signin_codes_per_minute_per_ip = 60;
+    int token_per_minute_per_client = 1200;
+  } rate_limits;
+
+  // Refresh tokens: idle and absolute lifetimes (contract §4).
+  int64_t refresh_token_idle_seconds = 30 * 86400;
+  int64_t refresh_token_absolute_seconds = 90 * 86400;
+  // DCR clients unused this long, with no live grant, are pruned.
+  int64_t dcr_client_retention_seconds = 30 * 86400;
+
+  // Outbound HTTPS (CIMD documents, IdP metadata, webhooks).
+  std::vector<std::string> cimd_allow_hosts;  // "host" or "host:port": exempt from the SSRF guard
+  std::string outbound_ca_file;               // extra CA bundle, added to the system's
 
   bool is_local() const { return mode == "local"; }
 };

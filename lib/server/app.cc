@@ -4,6 +4,8 @@
 #include <exception>
 
 #include "core/ids.h"
+#include "core/time.h"
+#include "crypto/random.h"
 #include "log/log.h"
 
 namespace portcullis::server {
@@ -142,10 +144,32 @@ http::Response App::reject_body(http::Request& request, http::BodyRead outcome) 
   return r;
 }
 
-void App::flush_events() {
-  if (events_.empty()) return;
-  Status st = events_.flush(services_.db);
-  if (!st.is_ok()) log::warn("events not yet written", {{"error", st.to_string()}});
+void App::after_response() {
+  if (!events_.empty()) {
+    Status st = events_.flush(services_.db);
+    if (!st.is_ok()) log::warn("events not yet written", {{"error", st.to_string()}});
+  }
+  int64_t now = unix_now();
+  for (Periodic& p : periodic_) {
+    if (now < p.next_due) continue;
+    p.next_due = now + p.interval_seconds;
+    auto lock = services_.db.query("SELECT GET_LOCK(?, 0)", {"portcullis.periodic." + p.name});
+    if (!lock || lock->empty() || (*lock)[0].i64(0) != 1) continue;  // another worker has it
+    Status st = p.task(services_);
+    (void)services_.db.query("SELECT RELEASE_LOCK(?)", {"portcullis.periodic." + p.name});
+    if (!st.is_ok())
+      log::warn("periodic task failed", {{"task", p.name}, {"error", st.to_string()}});
+  }
+}
+
+void App::add_periodic(std::string name, int64_t interval_seconds,
+                       std::function<Status(Services&)> task) {
+  // Spread the first run over the interval so a restart does not line every worker up.
+  uint64_t jitter = 0;
+  for (char c : crypto::random_bytes(4)) jitter = (jitter << 8) | static_cast<unsigned char>(c);
+  int64_t first =
+      unix_now() + static_cast<int64_t>(jitter % static_cast<uint64_t>(interval_seconds));
+  periodic_.push_back(Periodic{std::move(name), interval_seconds, first, std::move(task)});
 }
 
 }  // namespace portcullis::server

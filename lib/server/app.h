@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "events/recorder.h"
@@ -77,8 +78,16 @@ class App {
   http::Response handle(http::Request& request);
   // The response for a request whose body could not be read (413, 400).
   http::Response reject_body(http::Request& request, http::BodyRead outcome);
-  // The event phase: writes what handlers recorded. Call after the response was sent.
-  void flush_events();
+  // The event phase: writes what handlers recorded, then runs periodic tasks that are due.
+  // Call after the response was sent.
+  void after_response();
+
+  // Housekeeping (pruning expired rows, unused clients...) run between requests, at most once
+  // per `interval_seconds` per worker, and on one worker at a time across the whole cluster (a
+  // named database lock): no cron, no extra daemon. Only runs while requests arrive; the CLI
+  // offers the same tasks for schedules of their own.
+  void add_periodic(std::string name, int64_t interval_seconds,
+                    std::function<Status(Services&)> task);
 
   Services& services() { return services_; }
 
@@ -92,6 +101,13 @@ class App {
   http::Router<Route> router_;
   std::map<AuthKind, Authenticator> authenticators_;
   events::Recorder events_;
+  struct Periodic {
+    std::string name;
+    int64_t interval_seconds;
+    int64_t next_due;
+    std::function<Status(Services&)> task;
+  };
+  std::vector<Periodic> periodic_;
 };
 
 }  // namespace portcullis::server

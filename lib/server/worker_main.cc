@@ -83,7 +83,7 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
     http::write_response(fcgi, response);
     // Hand the response to nginx before the event phase touches the database.
     FCGX_Finish_r(&fcgi);
-    app.flush_events();
+    app.after_response();
   });
 }
 

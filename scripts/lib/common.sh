@@ -35,7 +35,8 @@ common_init() {
   LISTEN_ADDR=${PORTCULLIS_LISTEN_ADDR:-127.0.0.1}
   BASE_URL=${PORTCULLIS_BASE_URL:-http://127.0.0.1:$PORT}
   BASE_URL=${BASE_URL%/}
-  WORKERS=${PORTCULLIS_WORKERS:-2}
+  # Twice the cores: a libfcgi worker idles through each close handshake (bench/README.md).
+  WORKERS=${PORTCULLIS_WORKERS:-$(($(nproc) * 2))}
   [[ $PORT =~ ^[0-9]+$ ]] || die "PORTCULLIS_PORT must be a number, got '$PORT'"
   [[ $WORKERS =~ ^[1-9][0-9]*$ ]] || die "PORTCULLIS_WORKERS must be a positive number, got '$WORKERS'"
 }
