@@ -8,7 +8,7 @@
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "format/json.h"
-#include "format/utf8.h"
+#include "format/text.h"
 #include "oauth/uri.h"
 
 namespace portcullis::oauth {
@@ -27,15 +27,6 @@ std::string lower(std::string_view s) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-// Printable ASCII only: a server URL is an audience compared byte for byte, so anything that
-// could be spelled two ways (IRIs, spaces) is refused rather than normalised.
-bool is_printable_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    auto u = static_cast<unsigned char>(c);
-    return u > 0x20 && u < 0x7F && c != '\\';
-  });
 }
 
 bool is_valid_host(std::string_view host) {
@@ -98,16 +89,11 @@ void apply(Resource& r, const ResourceFields& f) {
   if (f.scopes) r.scopes = *f.scopes;
 }
 
-// One line of display text: valid UTF-8, no control characters, not only spaces.
+// One line of display text; `required` also refuses text that is empty or only spaces.
 Status check_display_text(std::string_view value, std::string_view field, size_t max_chars,
                           bool required) {
-  if (!text::is_valid_utf8(value)) return invalid(std::string(field) + " is not valid UTF-8");
-  if (text::has_control_characters(value)) {
-    return invalid(std::string(field) + " must not contain control characters");
-  }
-  if (text::utf8_length(value) > max_chars) {
-    return invalid(std::string(field) + " is longer than " + std::to_string(max_chars) +
-                   " characters");
+  if (auto problem = text::display_text_problem(value, max_chars)) {
+    return invalid(std::string(field) + " " + *problem);
   }
   if (required && value.find_first_not_of(' ') == std::string_view::npos) {
     return invalid(std::string(field) + " must not be empty");
@@ -154,7 +140,8 @@ std::vector<std::string> resource_warnings(const Resource& r) {
 }
 
 std::optional<std::string> canonical_server_url(std::string_view url) {
-  if (!is_printable_ascii(url) || url.find('#') != std::string_view::npos) return std::nullopt;
+  if (!text::is_printable_ascii(url) || url.find('#') != std::string_view::npos)
+    return std::nullopt;
   auto p = parse_uri(url);
   if (!p || !p->has_authority || p->has_userinfo || !is_valid_host(p->host)) return std::nullopt;
   std::string_view rest = p->rest;
@@ -174,7 +161,7 @@ Status validate_server_url(std::string_view url) {
   if (url.size() > kMaxServerUrlBytes) {
     return invalid("server_url is longer than " + std::to_string(kMaxServerUrlBytes) + " bytes");
   }
-  if (!is_printable_ascii(url)) {
+  if (!text::is_printable_ascii(url)) {
     return invalid(
         "server_url must not contain spaces, control or non-ASCII characters or backslashes");
   }

@@ -1,5 +1,5 @@
-#define BOOST_TEST_MODULE utf8
-#include "format/utf8.h"
+#define BOOST_TEST_MODULE text
+#include "format/text.h"
 
 #include <boost/test/unit_test.hpp>
 #include <string>
@@ -36,4 +36,23 @@ BOOST_AUTO_TEST_CASE(control_characters_are_found) {
   BOOST_TEST(has_control_characters("del\x7f"));
   BOOST_TEST(has_control_characters("c1\xc2\x85"));  // NEL
   BOOST_TEST(!has_control_characters("\xc2\xa0"));   // no-break space is text
+}
+
+BOOST_AUTO_TEST_CASE(display_text_problems_are_named) {
+  BOOST_TEST(!display_text_problem("Todo app", 200).has_value());
+  BOOST_TEST(!display_text_problem("\xc3\xa9\xc3\xa9", 2).has_value());  // characters, not bytes
+  BOOST_TEST(display_text_problem("\xc3\xa9\xc3\xa9\xc3\xa9", 2).value_or("") ==
+             "is longer than 2 characters");
+  BOOST_TEST(display_text_problem("\xff", 200).value_or("") == "is not valid UTF-8");
+  BOOST_TEST(display_text_problem("a\tb", 200).value_or("") ==
+             "must not contain control characters");
+}
+
+BOOST_AUTO_TEST_CASE(printable_ascii_excludes_space_backslash_and_non_ascii) {
+  BOOST_TEST(is_printable_ascii("https://a.example/x?y=1#z"));
+  BOOST_TEST(is_printable_ascii(""));
+  BOOST_TEST(!is_printable_ascii("a b"));
+  BOOST_TEST(!is_printable_ascii("a\\b"));
+  BOOST_TEST(!is_printable_ascii("caf\xc3\xa9"));
+  BOOST_TEST(!is_printable_ascii("a\x7f"));
 }

@@ -1,4 +1,4 @@
-#include "format/utf8.h"
+#include "format/text.h"
 
 namespace portcullis::text {
 
@@ -55,6 +55,23 @@ bool has_control_characters(std::string_view s) {
     }
   }
   return false;
+}
+
+std::optional<std::string> display_text_problem(std::string_view s, size_t max_chars) {
+  if (!is_valid_utf8(s)) return "is not valid UTF-8";
+  if (has_control_characters(s)) return "must not contain control characters";
+  if (utf8_length(s) > max_chars) {
+    return "is longer than " + std::to_string(max_chars) + " characters";
+  }
+  return std::nullopt;
+}
+
+bool is_printable_ascii(std::string_view s) {
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7F || c == '\\') return false;
+  }
+  return true;
 }
 
 }  // namespace portcullis::text
