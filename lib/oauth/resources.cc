@@ -9,6 +9,7 @@
 #include "crypto/hash.h"
 #include "format/json.h"
 #include "format/text.h"
+#include "oauth/grant_revocation.h"
 #include "oauth/uri.h"
 
 namespace portcullis::oauth {
@@ -299,19 +300,8 @@ Status ResourceStore::remove(const std::string& id) {
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows rows, db_.query("SELECT id FROM resources WHERE id = ? FOR UPDATE", {id}));
     if (rows.empty()) return Status::not_found("no resource " + id);
-    // Tokens issued for a resource that no longer exists must stop working: the live access
-    // tokens go on the deny-list, the grants (and so their refresh tokens) are revoked.
     PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("UPDATE access_tokens a JOIN grants g ON a.grant_id = g.id "
-                    "SET a.revoked_at = ? "
-                    "WHERE g.resource_id = ? AND a.revoked_at IS NULL AND a.expires_at > ?",
-                    {now, id, now})
-            .status());
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("UPDATE grants SET revoked_at = ?, revoke_reason = 'resource_deleted' "
-                    "WHERE resource_id = ? AND revoked_at IS NULL",
-                    {now, id})
-            .status());
+        revoke_all_grants(db_, GrantsOf::kResource, id, "resource_deleted", now));
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM consents WHERE resource_id = ?", {id}).status());
     PORTCULLIS_RETURN_IF_ERROR(
