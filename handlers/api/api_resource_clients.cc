@@ -25,17 +25,14 @@ Result<oauth::Resource> path_resource(Context& ctx) {
 Result<http::Response> create_client(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource, path_resource(ctx));
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
-  PORTCULLIS_ASSIGN_OR_RETURN(oauth::ClientMetadata metadata,
-                              oauth::parse_client_metadata(body, resource));
   oauth::ClientStore clients(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(
       oauth::RegisteredClient client,
-      clients.register_client(oauth::ClientInfo::Kind::kPreregistered, resource.id, metadata));
+      clients.register_from_request(oauth::ClientInfo::Kind::kPreregistered, resource, body));
   events::Event e = ctx.event("client.registered");
   e.resource_id = resource.id;
   e.client_id = client.client_id;
-  e.data["registration"] = "preregistered";
-  e.data["token_endpoint_auth_method"] = metadata.token_endpoint_auth_method;
+  e.data = oauth::registration_event_data(client);
   e.data["by"] = ctx.caller.id;
   ctx.events.add(std::move(e));
   return http::Response::json(201, to_json(client));

@@ -33,19 +33,15 @@ Result<http::Response> client_register(Context& ctx) {
   if (!body) {
     return Status::invalid_argument(body.status().message()).with_reason("invalid_client_metadata");
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(oauth::ClientMetadata metadata,
-                              oauth::parse_client_metadata(*body, resource));
   oauth::ClientStore clients(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(
       oauth::RegisteredClient client,
-      clients.register_client(oauth::ClientInfo::Kind::kDcr, resource.id, metadata));
+      clients.register_from_request(oauth::ClientInfo::Kind::kDcr, resource, *body));
 
   events::Event e = ctx.event("client.registered");
   e.resource_id = resource.id;
   e.client_id = client.client_id;
-  e.data["registration"] = "dcr";
-  e.data["token_endpoint_auth_method"] = metadata.token_endpoint_auth_method;
-  e.data["existing"] = client.existing;
+  e.data = oauth::registration_event_data(client);
   ctx.events.add(std::move(e));
 
   http::Response r = http::Response::json(201, oauth::registration_response(client));

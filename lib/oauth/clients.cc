@@ -60,6 +60,14 @@ Json::Value registration_response(const RegisteredClient& c) {
   return out;
 }
 
+Json::Value registration_event_data(const RegisteredClient& c) {
+  Json::Value data(Json::objectValue);
+  data["registration"] = kind_name(c.kind);
+  data["token_endpoint_auth_method"] = c.metadata.token_endpoint_auth_method;
+  data["existing"] = c.existing;
+  return data;
+}
+
 ClientInfo client_info(const RegisteredClient& c) {
   ClientInfo info;
   info.kind = c.kind;
@@ -174,6 +182,13 @@ Result<RegisteredClient> ClientStore::register_client(ClientInfo::Kind kind,
     return inserted.status();
   }
   return c;
+}
+
+Result<RegisteredClient> ClientStore::register_from_request(ClientInfo::Kind kind,
+                                                            const Resource& resource,
+                                                            const Json::Value& request) {
+  PORTCULLIS_ASSIGN_OR_RETURN(ClientMetadata metadata, parse_client_metadata(request, resource));
+  return register_client(kind, resource.id, metadata);
 }
 
 paging::Listing ClientStore::listing(const std::string& resource_id) {

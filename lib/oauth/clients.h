@@ -38,6 +38,10 @@ struct RegisteredClient {
 // registered field with its effective value. Never a null.
 Json::Value registration_response(const RegisteredClient& client);
 
+// The `data` of a client.registered event: how the client came (registration: dcr |
+// preregistered), its token_endpoint_auth_method, and whether DCR returned an existing one.
+Json::Value registration_event_data(const RegisteredClient& client);
+
 // The view the authorization and token endpoints use.
 ClientInfo client_info(const RegisteredClient& client);
 
@@ -60,6 +64,10 @@ class ClientStore {
   // a new row: clients that register on every start do not fill the table.
   Result<RegisteredClient> register_client(ClientInfo::Kind kind, const std::string& resource_id,
                                            const ClientMetadata& metadata);
+  // The same for an RFC 7591 request body, read with parse_client_metadata (whose errors it
+  // returns): what the DCR endpoint and the management API both do.
+  Result<RegisteredClient> register_from_request(ClientInfo::Kind kind, const Resource& resource,
+                                                 const Json::Value& request);
   // The resource's clients (both kinds), oldest first, paged with listing(resource_id).
   Result<paging::Page<RegisteredClient>> list(const std::string& resource_id,
                                               const paging::PageRequest& request,
