@@ -1,5 +1,7 @@
 // portcullis-api: the management and listing API under /api/v1 (contract §7, §8).
 #include "api_clients.h"
+#include "api_resource_clients.h"
+#include "api_resources.h"
 #include "management/bearer_auth.h"
 #include "server/worker_main.h"
 
@@ -10,6 +12,8 @@ void install_routes(server::App& app) {
   app.set_authenticator(server::AuthKind::kManagementToken,
                         management::authenticate_management_token);
   api_worker::install_api_client_routes(app);
+  api_worker::install_resource_routes(app);
+  api_worker::install_resource_client_routes(app);
 }
 
 }  // namespace

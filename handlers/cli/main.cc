@@ -5,6 +5,7 @@
 //   portcullis [--config FILE] keys rotate | keys list
 //   portcullis [--config FILE] clients create --name NAME --scopes a,b | clients list
 //                                          | clients delete ID
+//   portcullis [--config FILE] oauth-clients prune [--older-than SECONDS] [--resource RES_ID]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "log/log.h"
 #include "management/api_clients.h"
 #include "management/scopes.h"
+#include "oauth/clients.h"
 #include "store/db.h"
 #include "store/migrate.h"
 
@@ -35,7 +37,11 @@ constexpr const char* kUsage =
     "  clients create --name NAME --scopes a,b\n"
     "                               create a management API client (prints its secret once)\n"
     "  clients list                 list management API clients\n"
-    "  clients delete ID            delete a management API client\n";
+    "  clients delete ID            delete a management API client\n"
+    "  oauth-clients prune [--older-than SECONDS] [--resource RES_ID]\n"
+    "                               delete DCR clients (of one resource, or all) unused for\n"
+    "                               SECONDS (default PORTCULLIS_DCR_CLIENT_RETENTION_SECONDS)\n"
+    "                               that no live grant names; prints how many\n";
 
 int fail(const Status& st) {
   std::fprintf(stderr, "portcullis: %s\n", st.to_string().c_str());
@@ -182,6 +188,36 @@ int cmd_clients(Env& env, const std::vector<std::string>& args) {
   return 2;
 }
 
+// OAuth clients of resources (`clients` is taken by management API clients). The oauth
+// worker runs the same pruning hourly; this is for schedules of one's own and for tests.
+int cmd_oauth_clients(Env& env, const std::vector<std::string>& args) {
+  if (args.empty() || args[0] != "prune" || args.size() % 2 == 0) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  int64_t retention = env.config.dcr_client_retention_seconds;
+  std::string resource_id;
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--older-than") {
+      const std::string& v = args[i + 1];
+      if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos) {
+        return fail(Status::invalid_argument("--older-than takes a number of seconds"));
+      }
+      retention = std::stoll(v);
+    } else if (args[i] == "--resource") {
+      resource_id = args[i + 1];
+    } else {
+      std::fputs(kUsage, stderr);
+      return 2;
+    }
+  }
+  oauth::ClientStore clients(env.db);
+  auto pruned = clients.prune(unix_now(), retention, resource_id);
+  if (!pruned) return fail(pruned.status());
+  std::printf("%llu\n", static_cast<unsigned long long>(*pruned));
+  return 0;
+}
+
 }  // namespace
 }  // namespace portcullis
 
@@ -211,6 +247,7 @@ int main(int argc, char** argv) {
   if (command == "bootstrap" && rest.empty()) return cmd_bootstrap(env);
   if (command == "keys") return cmd_keys(env, rest);
   if (command == "clients") return cmd_clients(env, rest);
+  if (command == "oauth-clients") return cmd_oauth_clients(env, rest);
   std::fputs(kUsage, stderr);
   return 2;
 }

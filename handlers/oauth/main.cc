@@ -1,4 +1,5 @@
 // portcullis-oauth: the OAuth endpoints (/oauth/*), client registration and the sign-in pages.
+#include "client_register.h"
 #include "server/worker_main.h"
 #include "token_endpoint.h"
 
@@ -8,6 +9,7 @@ namespace {
 void install_routes(server::App& app) {
   app.add("POST", "/oauth/token",
           server::Route{.handler = oauth_worker::token_endpoint, .cors = true});
+  oauth_worker::install_registration(app);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "core/time.h"
 #include "discovery/metadata.h"
 #include "format/json.h"
+#include "oauth/resources.h"
 #include "server/worker_main.h"
 
 namespace portcullis {
@@ -54,6 +55,25 @@ Result<http::Response> environment_openid(Context& ctx) {
                               discovery::environment_openid_configuration(ctx.services.config));
 }
 
+// The four URLs of contract §1 serve one document per resource: RFC 8414's path insertion and
+// the appended form some clients use, each in its OAuth and its OpenID flavour.
+Result<http::Response> resource_document(Context& ctx, bool openid) {
+  oauth::ResourceStore resources(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource,
+                              resources.get(ctx.request.path_param("resource_id")));
+  const config::Config& config = ctx.services.config;
+  return http::Response::json(200, openid
+                                       ? discovery::resource_openid_configuration(config, resource)
+                                       : discovery::resource_metadata(config, resource));
+}
+
+Result<http::Response> resource_metadata(Context& ctx) {
+  return resource_document(ctx, false);
+}
+Result<http::Response> resource_openid(Context& ctx) {
+  return resource_document(ctx, true);
+}
+
 void install_routes(server::App& app) {
   app.add("GET", "/healthz", Route{healthz});
   app.add("GET", "/readyz", Route{readyz});
@@ -62,6 +82,14 @@ void install_routes(server::App& app) {
           Route{.handler = environment_metadata, .cors = true});
   app.add("GET", "/.well-known/openid-configuration",
           Route{.handler = environment_openid, .cors = true});
+  for (const char* pattern : {"/.well-known/oauth-authorization-server/resources/{resource_id}",
+                              "/resources/{resource_id}/.well-known/oauth-authorization-server"}) {
+    app.add("GET", pattern, Route{.handler = resource_metadata, .cors = true});
+  }
+  for (const char* pattern : {"/.well-known/openid-configuration/resources/{resource_id}",
+                              "/resources/{resource_id}/.well-known/openid-configuration"}) {
+    app.add("GET", pattern, Route{.handler = resource_openid, .cors = true});
+  }
 }
 
 }  // namespace

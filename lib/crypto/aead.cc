@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "crypto/base64.h"
+#include "crypto/kdf.h"
 #include "crypto/openssl_util.h"
 #include "crypto/random.h"
 
@@ -224,6 +225,15 @@ Result<std::string> MasterKey::open(std::string_view sealed, std::string_view aa
         "sealed data failed authentication (wrong key, wrong aad or modified data)");
   }
   return plaintext;
+}
+
+Result<std::string> MasterKey::derive_subkey(std::string_view label) const {
+  if (!key_) return Status::failed_precondition("master key was moved from");
+  // A fixed salt separates these keys from any other HKDF use of the same key material.
+  static constexpr std::string_view kSalt = "portcullis.master-key.subkey.v1";
+  return hkdf_sha256(
+      std::string_view(reinterpret_cast<const char*>(key_->bytes.data()), key_->bytes.size()),
+      kSalt, label, kKeyBytes);
 }
 
 }  // namespace portcullis::crypto

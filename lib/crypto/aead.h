@@ -55,6 +55,13 @@ class MasterKey {
   // modified byte); no plaintext is returned or kept in that case.
   Result<std::string> open(std::string_view sealed, std::string_view aad) const;
 
+  // A 32-byte key for one purpose, derived with HKDF-SHA-256 from the master key and `label`
+  // (for example "paging-token.v1"). Different labels give independent keys, and a derived key
+  // reveals nothing about the master key, so it may be used where a leak is less contained
+  // than the master key's own uses (an HMAC key held by every worker). failed_precondition on
+  // a moved-from key.
+  Result<std::string> derive_subkey(std::string_view label) const;
+
  private:
   struct KeyBytes;
   explicit MasterKey(std::unique_ptr<KeyBytes> key);

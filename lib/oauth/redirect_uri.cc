@@ -3,6 +3,8 @@
 #include <cctype>
 #include <optional>
 
+#include "oauth/uri.h"
+
 namespace portcullis::oauth {
 namespace {
 
@@ -10,61 +12,6 @@ constexpr size_t kMaxRedirectUriBytes = 2000;
 
 Status invalid(std::string message) {
   return Status::invalid_argument(std::move(message)).with_reason("invalid_redirect_uri");
-}
-
-struct ParsedUri {
-  std::string scheme;  // as written
-  bool has_authority = false;
-  bool has_userinfo = false;
-  std::string host;  // as written, [brackets] kept for IPv6
-  std::string port;  // digits, may be empty
-  std::string rest;  // path + query, as written
-};
-
-// A deliberately small parser for the forms we accept: scheme ":" ["//" authority] rest.
-std::optional<ParsedUri> parse(std::string_view uri) {
-  ParsedUri p;
-  size_t colon = uri.find(':');
-  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
-  p.scheme = std::string(uri.substr(0, colon));
-  std::string_view after = uri.substr(colon + 1);
-  if (after.rfind("//", 0) == 0) {
-    p.has_authority = true;
-    after.remove_prefix(2);
-    size_t end = after.find_first_of("/?");
-    std::string_view authority = after.substr(0, end);
-    p.rest = end == std::string_view::npos ? "" : std::string(after.substr(end));
-    if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
-      p.has_userinfo = true;
-      authority.remove_prefix(at + 1);
-    }
-    if (!authority.empty() && authority.front() == '[') {
-      size_t close = authority.find(']');
-      if (close == std::string_view::npos) return std::nullopt;
-      p.host = std::string(authority.substr(0, close + 1));
-      std::string_view tail = authority.substr(close + 1);
-      if (!tail.empty()) {
-        if (tail.front() != ':') return std::nullopt;
-        p.port = std::string(tail.substr(1));
-      }
-    } else {
-      size_t port_colon = authority.rfind(':');
-      p.host = std::string(authority.substr(0, port_colon));
-      if (port_colon != std::string_view::npos)
-        p.port = std::string(authority.substr(port_colon + 1));
-    }
-    for (char c : p.port) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    }
-    if (p.port.size() > 5 || (!p.port.empty() && std::stoi(p.port) > 65535)) return std::nullopt;
-  } else {
-    p.rest = std::string(after);
-  }
-  return p;
-}
-
-bool is_loopback_host(const std::string& host) {
-  return host == "localhost" || host == "127.0.0.1" || host == "[::1]";
 }
 
 bool has_dot_segment(std::string_view path) {
@@ -103,7 +50,7 @@ Status validate_redirect_uri(std::string_view uri) {
   }
   if (uri.find('#') != std::string_view::npos) return invalid("redirect URI has a fragment");
   if (uri.find('*') != std::string_view::npos) return invalid("redirect URI has a wildcard");
-  auto p = parse(uri);
+  auto p = parse_uri(uri);
   if (!p) return invalid("redirect URI is not an absolute URI");
   for (char c : p->scheme) {
     bool ok = std::islower(static_cast<unsigned char>(c)) ||
@@ -145,8 +92,8 @@ Status validate_redirect_uri(std::string_view uri) {
 
 bool redirect_uri_matches(std::string_view registered, std::string_view requested) {
   if (registered == requested) return true;
-  auto r = parse(registered);
-  auto q = parse(requested);
+  auto r = parse_uri(registered);
+  auto q = parse_uri(requested);
   if (!r || !q) return false;
   // The port exception is for loopback http redirects only (RFC 8252 §7.3).
   if (r->scheme != "http" || q->scheme != "http") return false;
@@ -156,13 +103,13 @@ bool redirect_uri_matches(std::string_view registered, std::string_view requeste
 }
 
 std::string uri_host(std::string_view uri) {
-  auto p = parse(uri);
+  auto p = parse_uri(uri);
   if (!p || !p->has_authority) return "";
   return p->host;
 }
 
 bool is_loopback_redirect(std::string_view uri) {
-  auto p = parse(uri);
+  auto p = parse_uri(uri);
   return p && p->scheme == "http" && p->has_authority && is_loopback_host(p->host);
 }
 

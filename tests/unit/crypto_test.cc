@@ -13,6 +13,7 @@
 #include "crypto/base64.h"
 #include "crypto/compare.h"
 #include "crypto/hash.h"
+#include "crypto/kdf.h"
 #include "crypto/random.h"
 #include "crypto/rsa.h"
 
@@ -321,6 +322,40 @@ BOOST_AUTO_TEST_CASE(moved_from_master_key_refuses_to_work) {
   BOOST_TEST(key.seal("x", "").status().code() ==
              Code::kFailedPrecondition);  // NOLINT: use after move
   BOOST_TEST(key.open(sealed, "").status().code() == Code::kFailedPrecondition);  // NOLINT
+}
+
+BOOST_AUTO_TEST_CASE(hkdf_sha256_rfc5869_cases_1_to_3) {
+  const std::string ikm(22, '\x0b');
+  BOOST_TEST(hex_encode(hkdf_sha256(ikm, unhex("000102030405060708090a0b0c"),
+                                    unhex("f0f1f2f3f4f5f6f7f8f9"), 42)) ==
+             "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b8871858"
+             "65");
+  std::string long_ikm, long_salt, long_info;
+  for (int i = 0; i < 80; ++i) {
+    long_ikm.push_back(static_cast<char>(i));
+    long_salt.push_back(static_cast<char>(0x60 + i));
+    long_info.push_back(static_cast<char>(0xb0 + i));
+  }
+  BOOST_TEST(hex_encode(hkdf_sha256(long_ikm, long_salt, long_info, 82)) ==
+             "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c59045a99cac78272"
+             "71cb41c65e590e09da3275600c2f09b8367793a9aca3db71cc30c58179ec3e87c14c01d5c1f3434f1d"
+             "87");
+  BOOST_TEST(hex_encode(hkdf_sha256(ikm, "", "", 42)) ==
+             "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96"
+             "c8");
+}
+
+BOOST_AUTO_TEST_CASE(master_key_subkeys_are_per_label_and_per_key) {
+  MasterKey key = new_master_key();
+  MasterKey other = new_master_key();
+  const std::string a = key.derive_subkey("paging-token.v1").value();
+  BOOST_TEST(a.size() == MasterKey::kKeyBytes);
+  BOOST_TEST(key.derive_subkey("paging-token.v1").value() == a);  // deterministic
+  BOOST_TEST(key.derive_subkey("paging-token.v2").value() != a);
+  BOOST_TEST(other.derive_subkey("paging-token.v1").value() != a);
+  MasterKey taken = std::move(key);
+  BOOST_TEST(taken.derive_subkey("paging-token.v1").value() == a);
+  BOOST_TEST(key.derive_subkey("x").status().code() == Code::kFailedPrecondition);  // NOLINT
 }
 
 // -------------------------------------------------------------------------------------- rsa

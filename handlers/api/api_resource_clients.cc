@@ -1,0 +1,85 @@
+#include "api_resource_clients.h"
+
+#include "oauth/clients.h"
+#include "oauth/resources.h"
+#include "paging/keyset.h"
+
+namespace portcullis::api_worker {
+namespace {
+
+using server::Context;
+
+Json::Value to_json(const oauth::RegisteredClient& c) {
+  Json::Value v = oauth::registration_response(c);
+  v["create_time"] = c.create_time;
+  if (!c.last_used_time.empty()) v["last_used_time"] = c.last_used_time;
+  return v;
+}
+
+// The resource named in the path; a 404 for an unknown one, never an empty list.
+Result<oauth::Resource> path_resource(Context& ctx) {
+  oauth::ResourceStore resources(ctx.services.db);
+  return resources.get(ctx.request.path_param("resource_id"));
+}
+
+Result<http::Response> create_client(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource, path_resource(ctx));
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
+  oauth::ClientStore clients(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      oauth::RegisteredClient client,
+      clients.register_from_request(oauth::ClientInfo::Kind::kPreregistered, resource, body));
+  events::Event e = ctx.event("client.registered");
+  e.resource_id = resource.id;
+  e.client_id = client.client_id;
+  e.data = oauth::registration_event_data(client);
+  e.data["by"] = ctx.caller.id;
+  ctx.events.add(std::move(e));
+  return http::Response::json(201, to_json(client));
+}
+
+Result<http::Response> list_clients(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource, path_resource(ctx));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      paging::TokenCodec codec,
+      paging::TokenCodec::for_listing(ctx.services.master_key,
+                                      oauth::ClientStore::listing(resource.id)));
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::PageRequest request,
+                              paging::parse_page_request(ctx.request.query, codec));
+  oauth::ClientStore clients(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<oauth::RegisteredClient> page,
+                              clients.list(resource.id, request, codec));
+  Json::Value body(Json::objectValue);
+  body["clients"] = Json::Value(Json::arrayValue);
+  for (const auto& c : page.items) body["clients"].append(to_json(c));
+  paging::add_page_fields(body, page);
+  return http::Response::json(200, body);
+}
+
+Result<http::Response> delete_client(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource, path_resource(ctx));
+  const std::string client_id = ctx.request.path_param("client_id");
+  oauth::ClientStore clients(ctx.services.db);
+  PORTCULLIS_RETURN_IF_ERROR(clients.remove(resource.id, client_id));
+  events::Event e = ctx.event("client.deleted");
+  e.resource_id = resource.id;
+  e.client_id = client_id;
+  e.data["by"] = ctx.caller.id;
+  ctx.events.add(std::move(e));
+  return http::Response::empty(204);
+}
+
+}  // namespace
+
+void install_resource_client_routes(server::App& app) {
+  server::Auth read{server::AuthKind::kManagementToken, "resources:read"};
+  server::Auth write{server::AuthKind::kManagementToken, "resources:write"};
+  app.add("POST", "/api/v1/resources/{resource_id}/clients",
+          server::Route{.handler = create_client, .auth = write});
+  app.add("GET", "/api/v1/resources/{resource_id}/clients",
+          server::Route{.handler = list_clients, .auth = read});
+  app.add("DELETE", "/api/v1/resources/{resource_id}/clients/{client_id}",
+          server::Route{.handler = delete_client, .auth = write});
+}
+
+}  // namespace portcullis::api_worker
