@@ -66,8 +66,8 @@ margin:1.25rem 0 0}
 .divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
 .more{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem 1rem;
 margin-top:1.25rem;font-size:.875rem}
-.facts{margin:1rem 0;display:grid;gap:.5rem}
-.facts div{display:grid;grid-template-columns:minmax(7rem,auto) 1fr;gap:.75rem}
+.facts{margin:1rem 0;display:grid;grid-template-columns:auto 1fr;gap:.5rem 1rem}
+.facts div{display:contents}
 .facts dt{color:var(--muted)}
 .facts dd{margin:0;font-weight:600}
 .host{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-weight:400}
@@ -80,7 +80,7 @@ font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .actions{display:flex;gap:.75rem}
 .actions .button{flex:1}
 footer{margin-top:1.5rem;color:var(--muted);font-size:.8125rem;text-align:center}
-@media (max-width:30rem){.facts div{grid-template-columns:1fr;gap:0}
+@media (max-width:30rem){.facts{grid-template-columns:1fr;gap:0}.facts dd{margin-bottom:.5rem}
 .actions{flex-direction:column}}
 )CSS";
 
