@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE mail
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -173,9 +174,14 @@ BOOST_AUTO_TEST_CASE(smtp_refuses_a_server_without_starttls) {
   socklen_t len = sizeof addr;
   ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
   ::listen(listener, 1);
+  // Neither accept() nor recv() may hang the test if curl gives up early.
+  timeval five_seconds{5, 0};
+  ::setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &five_seconds, sizeof five_seconds);
   std::atomic<bool> got_mail_from{false};
   std::thread server([&] {
     int c = ::accept(listener, nullptr, nullptr);
+    if (c < 0) return;
+    ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &five_seconds, sizeof five_seconds);
     auto say = [&](const char* line) { (void)::send(c, line, std::strlen(line), MSG_NOSIGNAL); };
     say("220 fake ESMTP\r\n");
     char buf[512];
