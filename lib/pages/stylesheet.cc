@@ -26,6 +26,7 @@ background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Se
 Roboto,"Helvetica Neue",Arial,"Noto Sans",sans-serif;padding:clamp(.75rem,4vw,3rem) .75rem}
 main{width:100%;max-width:28rem;background:var(--card);border:1px solid var(--border);
 border-radius:12px;padding:clamp(1.25rem,5vw,2.25rem);overflow-wrap:anywhere}
+main>:last-child{margin-bottom:0}
 h1{font-size:1.5rem;line-height:1.25;margin:0 0 .5rem}
 h2{font-size:1rem;margin:1.5rem 0 .5rem}
 p{margin:0 0 1rem}

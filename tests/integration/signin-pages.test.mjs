@@ -38,7 +38,9 @@ async function startCallback() {
   const port = await freePort();
   const hits = [];
   const server = http.createServer((req, res) => {
-    hits.push(new URL(req.url, `http://127.0.0.1:${port}`));
+    // Only the redirect target: Chromium also asks this origin for /favicon.ico.
+    const url = new URL(req.url, `http://127.0.0.1:${port}`);
+    if (url.pathname === '/callback') hits.push(url);
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('callback received');
   });
