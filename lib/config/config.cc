@@ -50,6 +50,63 @@ std::string get(const Settings& s, const std::string& key, const std::string& fa
   return it == s.end() || it->second.empty() ? fallback : it->second;
 }
 
+// A value that ends up in an SMTP command or a mail header: one line, printable.
+bool is_header_safe(std::string_view v) {
+  for (unsigned char ch : v) {
+    if (ch < 0x20 || ch == 0x7f) return false;
+  }
+  return true;
+}
+
+Status load_smtp(const Settings& s, Config::Smtp& smtp) {
+  smtp.url = get(s, "PORTCULLIS_SMTP_URL");
+  smtp.from = get(s, "PORTCULLIS_SMTP_FROM");
+  smtp.user = get(s, "PORTCULLIS_SMTP_USER");
+  std::string password_file = get(s, "PORTCULLIS_SMTP_PASSWORD_FILE");
+  if (smtp.url.empty()) {
+    if (!smtp.from.empty() || !smtp.user.empty() || !password_file.empty()) {
+      return Status::invalid_argument("PORTCULLIS_SMTP_* settings need PORTCULLIS_SMTP_URL");
+    }
+    return Status::ok();
+  }
+  std::string_view url = smtp.url;
+  std::string_view rest;
+  if (url.rfind("smtps://", 0) == 0) {
+    rest = url.substr(8);
+  } else if (url.rfind("smtp://", 0) == 0) {
+    rest = url.substr(7);
+  } else {
+    return Status::invalid_argument("PORTCULLIS_SMTP_URL must start with smtp:// or smtps://");
+  }
+  // Credentials belong in PORTCULLIS_SMTP_USER and the password file, never in a URL that
+  // ends up in process listings and logs.
+  if (rest.empty() || rest.front() == '/' || rest.find('@') != std::string_view::npos ||
+      rest.find_first_of("?# ") != std::string_view::npos || !is_header_safe(rest)) {
+    return Status::invalid_argument(
+        "PORTCULLIS_SMTP_URL must be smtp[s]://host[:port] without credentials, query or "
+        "fragment");
+  }
+  if (smtp.from.empty()) {
+    return Status::invalid_argument("PORTCULLIS_SMTP_FROM is required with PORTCULLIS_SMTP_URL");
+  }
+  if (!is_header_safe(smtp.from) || smtp.from.find('@') == std::string::npos) {
+    return Status::invalid_argument("PORTCULLIS_SMTP_FROM must be one line holding an address");
+  }
+  if (!is_header_safe(smtp.user)) {
+    return Status::invalid_argument("PORTCULLIS_SMTP_USER must be one printable line");
+  }
+  if (!password_file.empty()) {
+    if (smtp.user.empty()) {
+      return Status::invalid_argument("PORTCULLIS_SMTP_PASSWORD_FILE needs PORTCULLIS_SMTP_USER");
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string pw, read_file(password_file));
+    smtp.password = trim(pw);
+  } else if (!smtp.user.empty()) {
+    return Status::invalid_argument("PORTCULLIS_SMTP_USER needs PORTCULLIS_SMTP_PASSWORD_FILE");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<Settings> parse_settings(const std::string& text) {
@@ -168,6 +225,10 @@ Result<Config> from_settings(const Settings& s) {
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
   }
   c.outbound_ca_file = get(s, "PORTCULLIS_OUTBOUND_CA_FILE");
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.session_lifetime_seconds,
+      parse_int(s, "PORTCULLIS_SESSION_TTL_SECONDS", 12 * 3600, 300, 30 * 86400));
+  PORTCULLIS_RETURN_IF_ERROR(load_smtp(s, c.smtp));
   return c;
 }
 

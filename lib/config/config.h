@@ -63,6 +63,18 @@ struct Config {
   std::vector<std::string> cimd_allow_hosts;  // "host" or "host:port": exempt from the SSRF guard
   std::string outbound_ca_file;               // extra CA bundle, added to the system's
 
+  // Browser sessions after sign-in (the session cookie's lifetime).
+  int64_t session_lifetime_seconds = 12 * 3600;
+
+  // Passwordless e-mail in production (local mode writes <var_dir>/mail/outbox.jsonl instead).
+  struct Smtp {
+    std::string url;       // smtps://host[:port] (TLS from the start) or smtp://host[:port]
+                           // (STARTTLS, always required); empty = e-mail cannot be sent
+    std::string from;      // "Portcullis <no-reply@example.com>" or a bare address
+    std::string user;      // empty = no SMTP AUTH
+    std::string password;  // read from PORTCULLIS_SMTP_PASSWORD_FILE
+  } smtp;
+
   bool is_local() const { return mode == "local"; }
 };
 

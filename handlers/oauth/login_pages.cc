@@ -1,0 +1,99 @@
+// The first sign-in page and the e-mail step.
+#include "crypto/base64.h"
+#include "crypto/hash.h"
+#include "identity/email_address.h"
+#include "identity/email_challenges.h"
+#include "mail/message.h"
+#include "pages/error_page.h"
+#include "pages/signin_views.h"
+#include "ratelimit/limiter.h"
+#include "signin_handlers.h"
+
+namespace portcullis::oauth_worker {
+namespace {
+
+constexpr int kEmailWindowSeconds = 600;
+constexpr int kIpWindowSeconds = 60;
+
+pages::LoginView login_view(oauth::LoginFlow& flow, const oauth::LoginRequest& login) {
+  pages::LoginView v;
+  v.login_request_id = login.id;
+  v.csrf_token = login.csrf_token;
+  v.resource_name = resource_name(flow, login);
+  v.email = login.login_hint;
+  return v;
+}
+
+// Contract §0: 5 codes per 10 minutes per address, 60 a minute per source address. Both are
+// counted for every request. An address is bucketed by its hash: the counters table is no
+// place for personal data.
+Result<ratelimit::Decision> code_allowance(server::Context& ctx, const std::string& email,
+                                           int64_t now) {
+  ratelimit::Limiter limiter(ctx.services.db);
+  const auto& limits = ctx.services.config.rate_limits;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      ratelimit::Decision by_ip,
+      limiter.hit("signin:ip:" + ctx.request.remote_addr, limits.signin_codes_per_minute_per_ip,
+                  kIpWindowSeconds, now));
+  std::string email_bucket =
+      "signin:email:" + crypto::base64url_encode(crypto::sha256(identity::email_key(email)));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      ratelimit::Decision by_email,
+      limiter.hit(email_bucket, limits.signin_codes_per_10_minutes_per_email, kEmailWindowSeconds,
+                  now));
+  if (!by_ip.allowed) return by_ip;
+  return by_email;
+}
+
+}  // namespace
+
+Result<http::Response> show_login(server::Context& ctx, SigninDeps& deps) {
+  oauth::LoginFlow& flow = deps.flow(ctx.services);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      oauth::LoginRequest login,
+      load_login_request(flow, ctx.request.query.get_or("login_request_id", ""), deps.clock()));
+  return pages::login_page(200, login_view(flow, login));
+}
+
+Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
+  int64_t now = deps.clock();
+  oauth::LoginFlow& flow = deps.flow(ctx.services);
+  PORTCULLIS_ASSIGN_OR_RETURN(PostedForm posted, read_login_form(ctx, flow, now));
+  const http::Form& form = posted.form;
+  const oauth::LoginRequest& login = posted.login;
+
+  std::string typed = form.get_or("email", "");
+  auto email = identity::normalize_email(typed);
+  if (!email) {
+    pages::LoginView v = login_view(flow, login);
+    v.email = typed;
+    v.error = email.status().message();
+    return pages::login_page(400, v);
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(ratelimit::Decision allowance, code_allowance(ctx, *email, now));
+  if (!allowance.allowed) {
+    record_login_failure(ctx, login, "rate_limited", *email);
+    return pages::too_many_codes_page(login.id, allowance.retry_after_seconds);
+  }
+
+  identity::EmailChallenges challenges(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(identity::NewChallenge fresh,
+                              challenges.start(login.id, *email, now));
+  std::string link = ctx.services.config.base_url +
+                     "/oauth/login/link?token=" + http::url_encode(fresh.link_token);
+  mail::SignInMail message =
+      mail::compose_signin_mail(*email, fresh.code, link, resource_name(flow, login),
+                                identity::kChallengeLifetimeSeconds / 60);
+  if (Status sent = deps.mailer->send(message, now); !sent.is_ok()) {
+    (void)challenges.discard(fresh.id, now);
+    http::Response r = pages::error_page(
+        503, "We could not send the e-mail",
+        "Sending the sign-in e-mail failed. Wait a moment, then try again.", login.id, "Try again");
+    r.set_header("Retry-After", "30");
+    return r;
+  }
+  return http::Response::see_other("/oauth/login/code?login_request_id=" +
+                                   http::url_encode(login.id));
+}
+
+}  // namespace portcullis::oauth_worker

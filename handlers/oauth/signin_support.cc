@@ -1,0 +1,124 @@
+#include "signin_support.h"
+
+#include "crypto/compare.h"
+#include "identity/session_store.h"
+#include "identity/user_store.h"
+#include "log/log.h"
+#include "pages/error_page.h"
+#include "pages/security_headers.h"
+
+namespace portcullis::oauth_worker {
+
+namespace {
+
+Result<http::Response> continue_flow(server::Context& ctx, oauth::LoginFlow& flow,
+                                     const std::string& login_request_id,
+                                     const std::string& user_id, int64_t now) {
+  PORTCULLIS_RETURN_IF_ERROR(flow.attach_user(login_request_id, user_id, now));
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest signed_in, flow.get(login_request_id, now));
+  return flow.continue_after_sign_in(ctx, signed_in);
+}
+
+}  // namespace
+
+Result<oauth::LoginRequest> load_login_request(oauth::LoginFlow& flow, const std::string& id,
+                                               int64_t now) {
+  // login_requests.id is at most 64 characters; anything else cannot name one.
+  if (id.empty() || id.size() > 64) return Status::not_found("no such login request");
+  return flow.get(id, now);
+}
+
+bool form_post_allowed(const http::Request& request, const oauth::LoginRequest& login,
+                       const http::Form& form) {
+  // Browsers say where a request comes from; our forms post same-origin. The token below is
+  // the real defence, this only refuses what a browser already flagged.
+  if (auto site = request.header("sec-fetch-site");
+      site && *site != "same-origin" && *site != "none") {
+    return false;
+  }
+  auto csrf = form.get("csrf");
+  return csrf && !login.csrf_token.empty() && crypto::constant_time_equals(*csrf, login.csrf_token);
+}
+
+Result<PostedForm> read_login_form(server::Context& ctx, oauth::LoginFlow& flow, int64_t now) {
+  PORTCULLIS_ASSIGN_OR_RETURN(http::Form form, ctx.request.form());
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest login,
+                              load_login_request(flow, form.get_or("login_request_id", ""), now));
+  if (!form_post_allowed(ctx.request, login, form)) {
+    return Status::permission_denied("the form's CSRF token does not match");
+  }
+  return PostedForm{std::move(form), std::move(login)};
+}
+
+std::vector<std::string> client_form_targets(const oauth::LoginRequest& login) {
+  std::vector<std::string> targets;
+  if (auto source = pages::form_action_source(login.redirect_uri)) {
+    targets.push_back(*source);
+  } else {
+    // The 303 to the client will be blocked by the browser: say so where someone will look.
+    log::warn("redirect URI has no CSP form-action source", {{"login_request", login.id}});
+  }
+  return targets;
+}
+
+std::string resource_name(oauth::LoginFlow& flow, const oauth::LoginRequest& login) {
+  auto screen = flow.describe_consent(login);
+  return screen ? screen->resource_name : std::string();
+}
+
+events::Event login_event(const server::Context& ctx, const oauth::LoginRequest& login,
+                          std::string type, const std::string& user_id) {
+  events::Event e = ctx.event(std::move(type));
+  e.client_id = login.client_id;
+  e.resource_id = login.resource_id;
+  e.user_id = user_id;
+  e.data["login_request_id"] = login.id;
+  return e;
+}
+
+void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login,
+                          const std::string& reason, const std::string& email) {
+  // The reason and the address tried, never the code or a link token.
+  events::Event e = login_event(ctx, login, "user.login.failed", "");
+  e.data["reason"] = reason;
+  e.data["method"] = "email";
+  if (!email.empty()) e.data["email"] = email;
+  ctx.events.add(std::move(e));
+}
+
+Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
+                                        const oauth::LoginRequest& login, const std::string& email,
+                                        const std::string& method, int64_t now) {
+  identity::UserStore users(ctx.services.db);
+  auto user = users.find_or_create_by_verified_email(email);
+  if (!user) {
+    if (user.status().code() == Code::kFailedPrecondition) {
+      record_login_failure(ctx, login, "ambiguous_email", email);
+      return pages::error_page(403, "This address cannot sign in",
+                               "An account with a very similar address exists. Contact your "
+                               "administrator.");
+    }
+    return user.status();
+  }
+  if (!user->active) {
+    events::Event e = login_event(ctx, login, "user.login.failed", user->id);
+    e.data["reason"] = "user_inactive";
+    e.data["method"] = method;
+    ctx.events.add(std::move(e));
+    return pages::error_page(403, "This account is deactivated",
+                             "Your account is deactivated, so you cannot sign in. Contact your "
+                             "administrator.");
+  }
+  identity::SessionStore sessions(ctx.services.db, ctx.services.config);
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user->id, now, ctx.request, now));
+  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user->id, now);
+  events::Event e = login_event(ctx, login, "user.login.succeeded", user->id);
+  e.data["method"] = method;
+  ctx.events.add(std::move(e));
+  // The user is signed in whatever the flow says next: the cookie goes out with any answer.
+  http::Response response = next ? std::move(next).value() : pages::status_page(next.status());
+  response.headers.emplace_back("Set-Cookie", std::move(cookie));
+  return response;
+}
+
+}  // namespace portcullis::oauth_worker

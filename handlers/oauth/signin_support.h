@@ -1,0 +1,60 @@
+// What the sign-in and consent handlers share: their dependencies, loading the login request,
+// the CSRF check of every form, and finishing a sign-in once a method has proved the address.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "http/request.h"
+#include "signin_routes.h"
+
+namespace portcullis::oauth_worker {
+
+struct SigninDeps {
+  LoginFlowProvider flow;
+  std::shared_ptr<mail::Mailer> mailer;
+  std::function<int64_t()> clock;
+};
+
+// The live login request with this id; NotFound (→ the "expired" page) when it is unknown,
+// completed or expired, or when `id` is not even plausible.
+Result<oauth::LoginRequest> load_login_request(oauth::LoginFlow& flow, const std::string& id,
+                                               int64_t now);
+
+// A form POST of one of our pages: the login request's CSRF token (constant-time compare),
+// and not sent from another site where the browser says so (Sec-Fetch-Site).
+bool form_post_allowed(const http::Request& request, const oauth::LoginRequest& login,
+                       const http::Form& form);
+
+// A POST of one of our forms: parsed, its login request loaded and its CSRF token checked
+// (PermissionDenied → the "form has expired" page).
+struct PostedForm {
+  http::Form form;
+  oauth::LoginRequest login;
+};
+Result<PostedForm> read_login_form(server::Context& ctx, oauth::LoginFlow& flow, int64_t now);
+
+// CSP form-action sources for a page whose POST may end in the 303 to the client.
+std::vector<std::string> client_form_targets(const oauth::LoginRequest& login);
+
+// The MCP server's name for "to continue to …" (administrator-chosen, so also safe in mail);
+// empty when the flow cannot describe the request.
+std::string resource_name(oauth::LoginFlow& flow, const oauth::LoginRequest& login);
+
+// An event about this login request (client, resource and, when known, user filled in).
+events::Event login_event(const server::Context& ctx, const oauth::LoginRequest& login,
+                          std::string type, const std::string& user_id);
+void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login,
+                          const std::string& reason, const std::string& email);
+
+// The address is proved: find or create the user, start the browser session, attach the user
+// to the login request and let the flow continue (consent page or straight to the client).
+// The Set-Cookie rides on whatever response results.
+Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
+                                        const oauth::LoginRequest& login, const std::string& email,
+                                        const std::string& method, int64_t now);
+
+}  // namespace portcullis::oauth_worker

@@ -1,0 +1,96 @@
+#include "identity/session_store.h"
+
+#include "core/time.h"
+#include "crypto/base64.h"
+#include "crypto/hash.h"
+#include "crypto/random.h"
+#include "log/log.h"
+
+namespace portcullis::identity {
+namespace {
+
+constexpr size_t kTokenBytes = 32;
+
+// Exactly what create() hands out: base64url of 32 bytes. Anything else is not looked up.
+bool looks_like_token(std::string_view v) {
+  auto raw = crypto::base64url_decode(v);
+  return raw && raw->size() == kTokenBytes;
+}
+
+}  // namespace
+
+SessionStore::SessionStore(store::Db& db, const config::Config& config)
+    : db_(db),
+      lifetime_seconds_(config.session_lifetime_seconds),
+      secure_(config.base_url.rfind("https://", 0) == 0),
+      cookie_name_(secure_ ? "__Host-portcullis_session" : "portcullis_session") {}
+
+std::optional<std::string> SessionStore::presented_token_hash(const http::Request& request) const {
+  auto value = request.cookie(cookie_name_);
+  if (!value || !looks_like_token(*value)) return std::nullopt;
+  return crypto::sha256(*value);
+}
+
+std::optional<Session> SessionStore::current(const http::Request& request, int64_t now) {
+  auto hash = presented_token_hash(request);
+  if (!hash) return std::nullopt;
+  auto rows = db_.query(
+      "SELECT s.user_id, s.auth_time FROM browser_sessions s JOIN users u ON u.id = s.user_id "
+      "WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND u.active",
+      {*hash, now});
+  if (!rows) {
+    log::warn("session lookup failed", {{"error", rows.status().to_string()}});
+    return std::nullopt;
+  }
+  if (rows->empty()) return std::nullopt;
+  return Session{(*rows)[0].str(0), (*rows)[0].i64(1)};
+}
+
+Result<std::string> SessionStore::create(const std::string& user_id, int64_t auth_time,
+                                         const http::Request& request, int64_t now) {
+  if (auto previous = presented_token_hash(request)) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND "
+                    "revoked_at IS NULL",
+                    {now, *previous})
+            .status());
+  }
+  std::string token = crypto::random_token(kTokenBytes);
+  std::string user_agent = request.header("user-agent").value_or("").substr(0, 512);
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("INSERT INTO browser_sessions (token_hash, user_id, auth_time, expires_at, ip, "
+                  "user_agent, create_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  {crypto::sha256(token), user_id, auth_time, now + lifetime_seconds_,
+                   request.remote_addr.substr(0, 64), user_agent, db_now()})
+          .status());
+  return cookie(token, lifetime_seconds_);
+}
+
+Status SessionStore::revoke_all_for_user(const std::string& user_id) {
+  return db_
+      .execute(
+          "UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
+          {unix_now(), user_id})
+      .status();
+}
+
+std::string SessionStore::clearing_cookie() const {
+  return cookie("", 0);
+}
+
+std::string SessionStore::cookie(const std::string& value, int64_t max_age) const {
+  std::string c = cookie_name_ + "=" + value + "; Path=/; Max-Age=" + std::to_string(max_age);
+  if (secure_) c += "; Secure";
+  c += "; HttpOnly; SameSite=Lax";
+  return c;
+}
+
+Status SessionStore::prune(store::Db& db, int64_t now) {
+  const int64_t grace = 86400;  // keep a day of ended sessions for support questions
+  return db
+      .execute("DELETE FROM browser_sessions WHERE expires_at < ? OR revoked_at < ?",
+               {now - grace, now - grace})
+      .status();
+}
+
+}  // namespace portcullis::identity

@@ -1,0 +1,121 @@
+#include "db_login_flow.h"
+
+#include "core/time.h"
+#include "crypto/random.h"
+#include "format/json.h"
+#include "http/request.h"
+#include "oauth/redirect_uri.h"
+
+namespace portcullis::testing {
+namespace {
+
+std::string member(const Json::Value& v, const char* key) {
+  const Json::Value* m = json::find_member(v, key);
+  return m && m->isString() ? m->asString() : std::string();
+}
+
+}  // namespace
+
+Result<oauth::LoginRequest> DbLoginFlowDouble::get(const std::string& id, int64_t now) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT id, client_id, resource_id, params, user_id, auth_time, csrf_token, "
+                "expires_at FROM login_requests WHERE id = ? AND completed_at IS NULL AND "
+                "expires_at > ?",
+                {id, now}));
+  if (rows.empty()) return Status::not_found("no such login request");
+  const store::Row& row = rows[0];
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value params, json::parse(row.str(3)));
+  oauth::LoginRequest r;
+  r.id = row.str(0);
+  r.client_id = row.str(1);
+  r.resource_id = row.str(2);
+  r.redirect_uri = member(params, "redirect_uri");
+  r.state = member(params, "state");
+  r.login_hint = member(params, "login_hint");
+  r.prompt = member(params, "prompt");
+  r.user_id = row.str(4);
+  r.auth_time = row.i64(5);
+  r.csrf_token = row.str(6);
+  r.expires_at = row.i64(7);
+  return r;
+}
+
+Status DbLoginFlowDouble::attach_user(const std::string& id, const std::string& user_id,
+                                      int64_t auth_time) {
+  return db_
+      .execute("UPDATE login_requests SET user_id = ?, auth_time = ? WHERE id = ?",
+               {user_id, auth_time, id})
+      .status();
+}
+
+Result<oauth::ConsentScreen> DbLoginFlowDouble::describe_consent(const oauth::LoginRequest& r) {
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
+                              db_.query("SELECT params FROM login_requests WHERE id = ?", {r.id}));
+  if (rows.empty()) return Status::not_found("no such login request");
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value params, json::parse(rows[0].str(0)));
+  oauth::ConsentScreen s;
+  s.client_name = member(params, "test_client_name");
+  s.client_host = member(params, "test_client_host");
+  s.resource_name = member(params, "test_resource_name");
+  s.redirect_host = oauth::uri_host(r.redirect_uri);
+  s.redirect_is_localhost = oauth::is_loopback_redirect(r.redirect_uri);
+  if (const Json::Value* scopes = json::find_member(params, "test_scopes")) {
+    for (const Json::Value& scope : *scopes) {
+      s.scopes.push_back({member(scope, "name"), member(scope, "description")});
+    }
+  }
+  return s;
+}
+
+Result<http::Response> DbLoginFlowDouble::continue_after_sign_in(server::Context&,
+                                                                 const oauth::LoginRequest& r) {
+  return http::Response::see_other("/oauth/consent?login_request_id=" + http::url_encode(r.id));
+}
+
+Result<http::Response> DbLoginFlowDouble::finish_with_consent(server::Context&,
+                                                              const oauth::LoginRequest& r,
+                                                              bool allow) {
+  ++finished;
+  last_allow = allow;
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("UPDATE login_requests SET completed_at = ? WHERE id = ?", {unix_now(), r.id})
+          .status());
+  std::string location =
+      r.redirect_uri + (r.redirect_uri.find('?') == std::string::npos ? "?" : "&");
+  location +=
+      allow ? "code=double-" + crypto::random_token(16) : std::string("error=access_denied");
+  location += "&state=" + http::url_encode(r.state);
+  return http::Response::see_other(location);
+}
+
+Result<std::pair<std::string, std::string>> insert_login_request(store::Db& db,
+                                                                 const LoginRequestSeed& seed) {
+  Json::Value params(Json::objectValue);
+  params["redirect_uri"] = seed.redirect_uri;
+  params["scope"] = "";
+  params["state"] = seed.state;
+  params["login_hint"] = seed.login_hint;
+  params["test_client_name"] = seed.client_name;
+  params["test_client_host"] = seed.client_host;
+  params["test_resource_name"] = seed.resource_name;
+  params["test_scopes"] = Json::Value(Json::arrayValue);
+  for (const auto& [name, description] : seed.scopes) {
+    Json::Value s(Json::objectValue);
+    s["name"] = name;
+    s["description"] = description;
+    params["test_scopes"].append(s);
+  }
+  std::string id = crypto::random_token(24);
+  std::string csrf = crypto::random_token(24);
+  int64_t expires = seed.expires_at ? seed.expires_at : unix_now() + 600;
+  PORTCULLIS_RETURN_IF_ERROR(
+      db.execute(
+            "INSERT INTO login_requests (id, client_id, resource_id, params, csrf_token, "
+            "create_time, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            {id, seed.client_id, seed.resource_id, json::write(params), csrf, db_now(), expires})
+          .status());
+  return std::make_pair(id, csrf);
+}
+
+}  // namespace portcullis::testing
