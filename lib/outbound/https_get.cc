@@ -122,6 +122,11 @@ std::string pin_entry(const HttpsUrl& url, const std::vector<IpAddress>& address
   return entry;
 }
 
+Status timed_out(const Options& options) {
+  return Status::unavailable("the request timed out after " +
+                             std::to_string(options.timeout.count() / 1000) + " s");
+}
+
 Status failure(CURLcode rc, const Transfer& t, const Options& options) {
   if (t.address_refused) return Status::permission_denied("the host has no public address");
   if (t.body_too_large || rc == CURLE_FILESIZE_EXCEEDED) {
@@ -131,8 +136,7 @@ Status failure(CURLcode rc, const Transfer& t, const Options& options) {
   if (t.headers_too_large) return Status::failed_precondition("the response headers are too large");
   switch (rc) {
     case CURLE_OPERATION_TIMEDOUT:
-      return Status::unavailable("the request timed out after " +
-                                 std::to_string(options.timeout.count() / 1000) + " s");
+      return timed_out(options);
     case CURLE_COULDNT_CONNECT:
       return Status::unavailable("the connection was refused or could not be made");
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -226,7 +230,7 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
   char error_text[CURL_ERROR_SIZE] = "";
   const std::string url_string(url_text);
   auto remaining = left();
-  if (remaining.count() <= 0) return Status::unavailable("the request timed out");
+  if (remaining.count() <= 0) return timed_out(options);
   auto connect_timeout = std::min(options.connect_timeout, remaining);
 
   bool ok = set(h, CURLOPT_URL, url_string.c_str()) && set(h, CURLOPT_PROTOCOLS_STR, "https") &&
