@@ -218,7 +218,9 @@ Result<Config> from_settings(const Settings& s) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.dcr_client_retention_seconds,
       parse_int(s, "PORTCULLIS_DCR_CLIENT_RETENTION_SECONDS", 30 * 86400, 60, 3650 * 86400LL));
-  for (std::string_view rest = get(s, "PORTCULLIS_CIMD_ALLOW_HOSTS"); !rest.empty();) {
+  // The list is held in a named string: a string_view of get()'s temporary would dangle.
+  const std::string allow_hosts = get(s, "PORTCULLIS_CIMD_ALLOW_HOSTS");
+  for (std::string_view rest = allow_hosts; !rest.empty();) {
     size_t comma = rest.find(',');
     std::string host = trim(rest.substr(0, comma));
     if (!host.empty()) c.cimd_allow_hosts.push_back(host);

@@ -75,3 +75,21 @@ BOOST_AUTO_TEST_CASE(password_files_lose_their_trailing_newline) {
   s["PORTCULLIS_DB_PASSWORD_FILE"] = "/nonexistent/password";
   BOOST_TEST(!config::from_settings(s).is_ok());
 }
+
+BOOST_AUTO_TEST_CASE(outbound_settings) {
+  auto s = base();
+  // Long enough that the list cannot live in a small-string buffer: a dangling view shows.
+  s["PORTCULLIS_CIMD_ALLOW_HOSTS"] =
+      " localhost:8443 ,, metadata.internal.example.com ,[::1]:9443," + std::string(40, 'a');
+  s["PORTCULLIS_OUTBOUND_CA_FILE"] = "/etc/portcullis/extra-ca.pem";
+  auto c = config::from_settings(s);
+  BOOST_REQUIRE(c.is_ok());
+  BOOST_TEST(c->cimd_allow_hosts ==
+             (std::vector<std::string>{"localhost:8443", "metadata.internal.example.com",
+                                       "[::1]:9443", std::string(40, 'a')}));
+  BOOST_TEST(c->outbound_ca_file == "/etc/portcullis/extra-ca.pem");
+  auto none = config::from_settings(base());
+  BOOST_REQUIRE(none.is_ok());
+  BOOST_TEST(none->cimd_allow_hosts.empty());
+  BOOST_TEST(none->outbound_ca_file.empty());
+}

@@ -1,0 +1,68 @@
+// An SSRF-guarded HTTPS GET on libcurl, for everything Portcullis fetches from addresses a
+// client or tenant chooses: CIMD documents now, IdP metadata and webhooks later.
+//
+// The guard, in order (docs/cimd.md):
+//  1. The URL passes parse_https_url (https only, no userinfo or fragment, one reading of the
+//     host).
+//  2. The host is resolved here, with the request's deadline, and EVERY address it has is
+//     checked: one special-use address (address.h) refuses the whole request, unless the host
+//     is on the allow-list. An IP literal is checked the same way.
+//  3. curl connects only to those checked addresses: the host:port is pinned to them
+//     (CURLOPT_RESOLVE) so curl never resolves the name again (no DNS rebinding between check
+//     and connect), and a socket callback refuses any other address curl might try anyway.
+//  4. No proxy from the environment, https only (CURLOPT_PROTOCOLS_STR), no redirects (a 3xx
+//     is a failure), TLS 1.2+ with peer and host verification always on, the response body
+//     capped (the transfer is aborted past the cap), one deadline for the whole request.
+// No cookies, no connection reuse between calls, no decompression (the cap applies to bytes
+// on the wire).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "outbound/resolver.h"
+
+namespace portcullis::outbound {
+
+struct Options {
+  // "host" or "host:port" entries exempt from the address check only (allow_list.h).
+  std::vector<std::string> allow_hosts;
+  // Extra PEM CA bundle trusted on top of the system's (ca_bundle.h); empty: system only.
+  std::string ca_file;
+  size_t max_body_bytes = 64 * 1024;
+  // One deadline for everything: name lookup, connect, TLS handshake, response.
+  std::chrono::milliseconds timeout{5000};
+  std::chrono::milliseconds connect_timeout{3000};
+  std::string accept = "application/json";
+  // Empty: resolve_host. Tests set it to answer for names no DNS server knows.
+  Resolver resolver;
+};
+
+struct Response {
+  long status = 0;
+  // The final response's header fields in order, names lower-cased, values trimmed.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  // Every value of the header `name` (lower-case) joined by ", " (RFC 9110 §5.3); empty when
+  // absent.
+  std::string header(std::string_view name) const;
+};
+
+// Returns whatever status the server answered except 3xx. Failures, with messages that are
+// short phrases safe to show a user (never the body, never an address):
+//  - InvalidArgument: the URL is not acceptable (parse_https_url's message);
+//  - PermissionDenied: the host has no public address (special-use, or none at all);
+//  - Unavailable: name lookup, connection, TLS or timeout failures;
+//  - FailedPrecondition: the response broke a rule (a redirect, over max_body_bytes, malformed)
+//    or PORTCULLIS_OUTBOUND_CA_FILE is unusable;
+//  - Internal: libcurl refused an option this code relies on.
+// Details (curl's error text, the refused address) go to the log.
+Result<Response> https_get(std::string_view url, const Options& options);
+
+}  // namespace portcullis::outbound
