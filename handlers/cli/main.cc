@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "core/time.h"
 #include "crypto/aead.h"
+#include "format/scope_list.h"
 #include "keys/key_store.h"
 #include "log/log.h"
 #include "management/api_clients.h"
@@ -176,7 +177,7 @@ int cmd_clients(Env& env, const std::vector<std::string>& args) {
     if (!all) return fail(all.status());
     for (const auto& c : *all) {
       std::printf("%s  %s  %s  %s\n", c.id.c_str(), c.create_time.c_str(), c.name.c_str(),
-                  management::join_scopes(c.scopes).c_str());
+                  format::join_scopes(c.scopes).c_str());
     }
     return 0;
   }

@@ -1,8 +1,12 @@
 #include "token_endpoint.h"
 
 #include "core/time.h"
+#include "crypto/base64.h"
+#include "crypto/hash.h"
 #include "oauth/client_auth.h"
 #include "oauth/client_credentials.h"
+#include "oauth/token_grants.h"
+#include "ratelimit/limiter.h"
 
 namespace portcullis::oauth_worker {
 namespace {
@@ -11,17 +15,47 @@ Status invalid_request(std::string message) {
   return Status::invalid_argument(std::move(message)).with_reason("invalid_request");
 }
 
-// A token response: RFC 6749 §5.1, never cached.
-http::Response token_response(const oauth::IssuedToken& issued, int64_t now) {
-  Json::Value body(Json::objectValue);
-  body["access_token"] = issued.token.jwt;
-  body["token_type"] = "Bearer";
-  body["expires_in"] = static_cast<Json::Int64>(issued.token.expires_at - now);
-  body["scope"] = issued.scope;
+http::Response no_store_json(const Json::Value& body) {
   http::Response r = http::Response::json(200, body);
   r.set_header("Cache-Control", "no-store");
   r.set_header("Pragma", "no-cache");
   return r;
+}
+
+// RFC 6749 §5.2: invalid_client is a 401, with a Basic challenge when the client tried Basic.
+http::Response client_error(const Status& status, const oauth::ClientCredentials& credentials) {
+  http::Response r = http::oauth_error(401, "invalid_client", status.message());
+  if (credentials.method == oauth::ClientCredentials::Method::kBasic) {
+    r.set_header("WWW-Authenticate", "Basic realm=\"portcullis\"");
+  }
+  return r;
+}
+
+bool is_client_error(const Status& st) {
+  return st.reason() == "invalid_client" || st.code() == Code::kUnauthenticated;
+}
+
+Result<http::Response> user_token_response(const Result<oauth::UserTokens>& tokens, int64_t now) {
+  if (!tokens) return tokens.status();
+  Json::Value body(Json::objectValue);
+  body["access_token"] = tokens->access_token.jwt;
+  body["token_type"] = "Bearer";
+  body["expires_in"] = static_cast<Json::Int64>(tokens->access_token.expires_at - now);
+  body["scope"] = tokens->scope;
+  if (tokens->refresh_token) body["refresh_token"] = *tokens->refresh_token;
+  return no_store_json(body);
+}
+
+// 1,200 token requests a minute per client (contract §0), shared by every worker and node.
+Status within_rate_limit(server::Context& ctx, const std::string& client_id, int64_t now) {
+  ratelimit::Limiter limiter(ctx.services.db);
+  // Client ids can be long URLs: the bucket is a digest of the id.
+  std::string bucket = "token:" + crypto::base64url_encode(crypto::sha256(client_id)).substr(0, 32);
+  auto decision =
+      limiter.hit(bucket, ctx.services.config.rate_limits.token_per_minute_per_client, 60, now);
+  if (!decision) return Status::ok();  // the store is in trouble; the grant itself will say so
+  if (!decision->allowed) return ratelimit::too_many_requests(*decision, "token requests");
+  return Status::ok();
 }
 
 }  // namespace
@@ -34,22 +68,23 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
   auto grant_type = form.get("grant_type");
   if (!grant_type || grant_type->empty()) return invalid_request("grant_type is required");
   auto credentials = oauth::extract_client_credentials(ctx.request, form);
-  if (!credentials) return credentials.status();
-
+  if (!credentials) {
+    if (credentials.status().reason() == "invalid_client") {
+      return client_error(credentials.status(), oauth::ClientCredentials{});
+    }
+    return credentials.status();
+  }
   int64_t now = unix_now();
   (void)ctx.services.keys.refresh_if_stale(now);
+  PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, credentials->client_id, now));
+
   if (*grant_type == "client_credentials") {
     auto issued =
         oauth::grant_client_credentials(ctx.services.db, ctx.services.keys, ctx.services.config,
                                         *credentials, form.get("scope"), now);
     if (!issued) {
       if (issued.status().reason() == "invalid_client") {
-        // RFC 6749 §5.2: 401, with a Basic challenge when the client tried Basic.
-        http::Response r = http::oauth_error(401, "invalid_client", issued.status().message());
-        if (credentials->method == oauth::ClientCredentials::Method::kBasic) {
-          r.set_header("WWW-Authenticate", "Basic realm=\"portcullis\"");
-        }
-        return r;
+        return client_error(issued.status(), *credentials);
       }
       return issued.status();
     }
@@ -59,10 +94,26 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
     e.data["scope"] = issued->scope;
     e.data["jti"] = issued->token.jti;
     ctx.events.add(std::move(e));
-    return token_response(*issued, now);
+    Json::Value body(Json::objectValue);
+    body["access_token"] = issued->token.jwt;
+    body["token_type"] = "Bearer";
+    body["expires_in"] = static_cast<Json::Int64>(issued->token.expires_at - now);
+    body["scope"] = issued->scope;
+    return no_store_json(body);
   }
-  return Status::invalid_argument("grant_type " + *grant_type + " is not supported")
-      .with_reason("unsupported_grant_type");
+  if (*grant_type != "authorization_code" && *grant_type != "refresh_token") {
+    return Status::invalid_argument("grant_type " + *grant_type + " is not supported")
+        .with_reason("unsupported_grant_type");
+  }
+  auto client = oauth::authenticate_client(ctx.services, *credentials, now);
+  if (!client) {
+    if (is_client_error(client.status())) return client_error(client.status(), *credentials);
+    return client.status();
+  }
+  if (*grant_type == "authorization_code") {
+    return user_token_response(oauth::redeem_authorization_code(ctx, *client, form, now), now);
+  }
+  return user_token_response(oauth::redeem_refresh_token(ctx, *client, form, now), now);
 }
 
 }  // namespace portcullis::oauth_worker

@@ -5,6 +5,7 @@
 #include "crypto/compare.h"
 #include "crypto/hash.h"
 #include "crypto/random.h"
+#include "format/scope_list.h"
 #include "management/scopes.h"
 
 namespace portcullis::management {
@@ -13,7 +14,7 @@ namespace {
 constexpr const char* kColumns = "id, name, scopes, create_time, secret_hash";
 
 ApiClient from_row(const store::Row& r) {
-  return ApiClient{r.str(0), r.str(1), split_scopes(r.str(2)), db_time_to_rfc3339(r.str(3))};
+  return ApiClient{r.str(0), r.str(1), format::scope_set(r.str(2)), db_time_to_rfc3339(r.str(3))};
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ Result<NewApiClient> ApiClientStore::create(const std::string& name,
   PORTCULLIS_RETURN_IF_ERROR(
       db_.execute("INSERT INTO api_clients (id, name, secret_hash, scopes, create_time) "
                   "VALUES (?, ?, ?, ?, ?)",
-                  {out.client.id, name, crypto::sha256(out.secret), join_scopes(scopes), created})
+                  {out.client.id, name, crypto::sha256(out.secret), format::join_scopes(scopes),
+                   created})
           .status());
   return out;
 }

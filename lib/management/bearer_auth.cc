@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include "core/time.h"
+#include "format/scope_list.h"
 #include "jose/claims.h"
 #include "jose/jwt.h"
 #include "management/api_clients.h"
@@ -49,7 +50,7 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   // The token's scopes, less any the client has lost since the token was issued.
   const Json::Value& scope = decoded->claims["scope"];
   if (scope.isString()) {
-    for (const auto& s : split_scopes(scope.asString())) {
+    for (const auto& s : format::scope_set(scope.asString())) {
       if (client->scopes.count(s)) caller.scopes.insert(s);
     }
   }

@@ -13,10 +13,6 @@ namespace portcullis::management {
 const std::vector<std::string>& all_scopes();
 bool is_scope(std::string_view scope);
 
-// Splits a space-separated scope string; empty parts are ignored.
-std::set<std::string> split_scopes(std::string_view text);
-std::string join_scopes(const std::set<std::string>& scopes);
-
 // Every scope must be a management scope; returns the set or InvalidArgument naming the bad one.
 Result<std::set<std::string>> parse_scope_list(const std::vector<std::string>& scopes);
 

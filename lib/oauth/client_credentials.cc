@@ -1,5 +1,6 @@
 #include "oauth/client_credentials.h"
 
+#include "format/scope_list.h"
 #include "management/api_clients.h"
 #include "management/scopes.h"
 
@@ -26,7 +27,7 @@ Result<IssuedToken> grant_client_credentials(store::Db& db, const keys::KeyRing&
   }
   std::set<std::string> scopes = client->scopes;
   if (requested_scope) {
-    std::set<std::string> requested = management::split_scopes(*requested_scope);
+    std::set<std::string> requested = format::scope_set(*requested_scope);
     for (const auto& s : requested) {
       if (!client->scopes.count(s)) {
         return Status::invalid_argument("scope " + s + " is not granted to this client")
@@ -36,7 +37,7 @@ Result<IssuedToken> grant_client_credentials(store::Db& db, const keys::KeyRing&
     if (!requested.empty()) scopes = std::move(requested);
   }
   IssuedToken out;
-  out.scope = management::join_scopes(scopes);
+  out.scope = format::join_scopes(scopes);
   out.client_id = client->id;
   AccessTokenRequest request;
   request.issuer = config.base_url;

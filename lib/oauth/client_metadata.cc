@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "format/scope_list.h"
 #include "format/text.h"
 #include "management/scopes.h"
 #include "oauth/redirect_uri.h"
@@ -104,7 +105,7 @@ Result<ClientMetadata> read_shapes(const Json::Value& request, Fail fail_redirec
   if (scope.size() > kMaxScopeBytes) {
     return bad_metadata("scope is longer than " + std::to_string(kMaxScopeBytes) + " bytes");
   }
-  m.scope = management::join_scopes(management::split_scopes(scope));
+  m.scope = format::join_scopes(format::scope_set(scope));
   PORTCULLIS_ASSIGN_OR_RETURN(m.client_name, read_string(request, "client_name", bad_metadata));
   PORTCULLIS_ASSIGN_OR_RETURN(m.client_uri, read_string(request, "client_uri", bad_metadata));
   PORTCULLIS_ASSIGN_OR_RETURN(m.logo_uri, read_string(request, "logo_uri", bad_metadata));
@@ -158,7 +159,7 @@ Result<ClientMetadata> parse_client_metadata(const Json::Value& request, const R
   if (m.response_types != std::vector<std::string>{"code"}) {
     return bad_metadata("response_types must be [\"code\"]");
   }
-  for (const auto& s : management::split_scopes(m.scope)) {
+  for (const auto& s : format::scope_set(m.scope)) {
     if (!resource.find_scope(s))
       return bad_metadata("scope " + s + " is not a scope of this resource");
   }

@@ -234,6 +234,19 @@ Status ResourceStore::validate(const Resource& r) const {
   return Status::ok();
 }
 
+Result<Resource> ResourceStore::find_by_server_url(std::string_view url) {
+  // The same canonical form the unique index is built on, so "HTTPS://Host/mcp/" finds
+  // "https://host/mcp" (RFC 8707 resource indicators, contract §3).
+  auto canonical = canonical_server_url(url);
+  if (!canonical) return Status::not_found("no resource has this server URL");
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kColumns + " FROM resources WHERE server_url_key = ?",
+                {crypto::sha256(*canonical)}));
+  if (rows.empty()) return Status::not_found("no resource has this server URL");
+  return from_row(rows[0]);
+}
+
 Result<Resource> ResourceStore::get(const std::string& id) {
   if (!is_valid_id(id, "res_")) return Status::not_found("no resource " + id);
   PORTCULLIS_ASSIGN_OR_RETURN(

@@ -96,6 +96,8 @@ class ResourceStore {
 
   // NotFound for an unknown (or malformed) id.
   Result<Resource> get(const std::string& id);
+  // The resource whose server URL a `resource` indicator names (canonical comparison).
+  Result<Resource> find_by_server_url(std::string_view url);
   // REQUIRES name and server_url. InvalidArgument for a bad field, AlreadyExists when another
   // resource has the same server URL (canonical form).
   Result<Resource> create(const ResourceFields& fields);

@@ -186,3 +186,27 @@ test('key rotation publishes the next key before it signs', async () => {
   await jwtVerify(after, jwks, { issuer: baseUrl, audience: baseUrl + '/api' });
   assert.match(cli('keys', 'list'), new RegExp(`${newKid}\\s+signing`));
 });
+
+test('token endpoint: 1,200 requests a minute per client, then 429 with Retry-After', async () => {
+  const admin = { authorization: `Bearer ${await managementToken()}` };
+  const c = (await http('/api/v1/clients', { method: 'POST', headers: admin, json: { name: 'rate-limited', scopes: ['users:read'] } })).json;
+  // Fixed one-minute windows: start early in one so the burst cannot straddle two.
+  const second = new Date().getUTCSeconds();
+  if (second > 40) await sleep((61 - second) * 1000);
+  const statuses = [];
+  let limited;
+  const lane = async () => {
+    while (statuses.length < 1230) {
+      const r = await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials' }, headers: { authorization: basic(c.client_id, c.client_secret) } });
+      statuses.push(r.status);
+      if (r.status === 429) limited = r;
+    }
+  };
+  await Promise.all(Array.from({ length: 12 }, lane));
+  const ok = statuses.filter((s) => s === 200).length;
+  assert.equal(ok, 1200, `exactly the limit is served: ${ok}`);
+  assert.ok(limited, 'the requests past the limit are refused');
+  assertOAuthError(assert, limited, 429, 'temporarily_unavailable');
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  assert.ok(statuses.every((s) => s === 200 || s === 429));
+});

@@ -6,18 +6,20 @@
 // Screenshots of every page at phone (390×844) and desktop (1280×800) sizes go to
 // <var>/screenshots.
 //
-// Until the authorization side lands, the pages are served by the test-only worker with a
-// LoginFlow double (pages-double.mjs) and login requests are inserted into the database; see
-// the todo test at the end for what to complete then.
+// Each flow starts at the real /oauth/authorize of the test stack (PKCE, a DCR client whose
+// redirect URI is a loopback server of the test) and ends with the code redeemed at
+// /oauth/token.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { varDir, sleep } from './harness.mjs';
-import { startPagesDouble, insertLoginRequest, freePort } from './pages-double.mjs';
+import { varDir, sleep, baseUrl, http as api, managementToken } from './harness.mjs';
+import { parseForms } from './browser.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
 const shotsDir = path.join(varDir, 'screenshots');
@@ -27,11 +29,24 @@ const SCOPES = [
   { name: 'demo:write', description: 'Create and change your notes' },
 ];
 
-let pages;
+const pages = { baseUrl };
 let context;
+let resource;
+const clients = {};
 let userDataDir;
 let callback;
 const cspViolations = [];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 // A stand-in for the client's loopback redirect URI: records what arrives.
 async function startCallback() {
@@ -48,13 +63,46 @@ async function startCallback() {
   return { uri: `http://127.0.0.1:${port}/callback`, hits, close: () => new Promise((r) => server.close(r)) };
 }
 
-function newLoginRequest(extra = {}) {
-  const state = `st-${Math.random().toString(36).slice(2)}`;
-  const lr = insertLoginRequest({
-    redirectUri: callback.uri, state, clientName: 'Notes Assistant', clientHost: 'notes.example',
-    resourceName: 'Demo MCP Server', scopes: SCOPES, ...extra,
-  });
-  return { ...lr, state };
+// A DCR client of the test resource, registered once per kind.
+async function client(kind) {
+  if (!clients[kind]) {
+    const body = kind === 'named'
+      ? { client_name: 'Notes Assistant', client_uri: 'https://notes.example', redirect_uris: [callback.uri], token_endpoint_auth_method: 'none' }
+      : { client_name: 'Hostless Notes', redirect_uris: [callback.uri], token_endpoint_auth_method: 'none' };
+    const r = await api(`/resources/${resource.id}/client_register`, { method: 'POST', json: body });
+    assert.equal(r.status, 201, r.text);
+    clients[kind] = r.json;
+  }
+  return clients[kind];
+}
+
+// Starts an authorization at the real /oauth/authorize (as a client would send the browser)
+// and returns the login request it created: {id, csrf, state, verifier, clientId}.
+async function newLoginRequest({ loginHint, kind = 'named' } = {}) {
+  const c = await client(kind);
+  const state = `st-${randomBytes(6).toString('hex')}`;
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${baseUrl}/oauth/authorize`);
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: c.client_id, redirect_uri: callback.uri, state,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    scope: SCOPES.map((x) => x.name).join(' '), resource: resource.server_url, login_hint: loginHint ?? '' })) {
+    if (v) url.searchParams.set(k, v);
+  }
+  const r = await fetch(url, { redirect: 'manual' });
+  assert.equal(r.status, 303, await r.text());
+  const login = new URL(r.headers.get('location'));
+  assert.equal(login.pathname, '/oauth/login');
+  const id = login.searchParams.get('login_request_id');
+  const page = await fetch(login);
+  const form = parseForms(await page.text()).find((f) => 'email' in f.fields);
+  return { id, csrf: form.fields.csrf, state, verifier, clientId: c.client_id };
+}
+
+async function redeem(lr, code) {
+  const t = await api('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code, code_verifier: lr.verifier,
+    redirect_uri: callback.uri, client_id: lr.clientId } });
+  assert.equal(t.status, 200, t.text);
+  return t.json;
 }
 
 const uniqueEmail = (tag) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -108,7 +156,11 @@ async function newPage() {
 before(async () => {
   mkdirSync(shotsDir, { recursive: true });
   callback = await startCallback();
-  pages = await startPagesDouble();
+  const admin = { authorization: `Bearer ${await managementToken()}` };
+  const r = await api('/api/v1/resources', { method: 'POST', headers: admin, json: {
+    name: 'Demo MCP Server', server_url: `https://pages-${randomBytes(3).toString('hex')}.test/mcp`, scopes: SCOPES } });
+  assert.equal(r.status, 201, r.text);
+  resource = r.json;
   userDataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-chromium-'));
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -122,13 +174,12 @@ before(async () => {
 after(async () => {
   await context?.close();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  await pages?.stop();
   await callback?.close();
 });
 
 test('sign in with the e-mailed code, then allow: the 303 reaches the loopback client', async () => {
   const email = uniqueEmail('code');
-  const lr = newLoginRequest({ loginHint: email });
+  const lr = await newLoginRequest({ loginHint: email });
   const page = await newPage();
 
   const first = await page.goto(`${pages.baseUrl}/oauth/login?login_request_id=${lr.id}`);
@@ -176,15 +227,17 @@ test('sign in with the e-mailed code, then allow: the 303 reaches the loopback c
   await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.uri)),
     page.click('button[name=decision][value=allow]')]);
   const hit = callback.hits.at(-1);
-  assert.match(hit.searchParams.get('code') ?? '', /^double-/);
   assert.equal(hit.searchParams.get('state'), lr.state);
+  assert.equal(hit.searchParams.get('iss'), `${baseUrl}/resources/${resource.id}`);
+  const tokens = await redeem(lr, hit.searchParams.get('code'));
+  assert.equal(tokens.scope, 'demo:read demo:write');
   assert.equal(cspViolations.length, 0, cspViolations.join('\n'));
   await page.close();
 });
 
 test('sign in with the e-mailed link (one click on our page), then deny', async () => {
   const email = uniqueEmail('link');
-  const lr = newLoginRequest({ clientHost: '' });
+  const lr = await newLoginRequest({ kind: 'hostless' });
   const page = await newPage();
   await page.goto(`${pages.baseUrl}/oauth/login?login_request_id=${lr.id}`);
   await page.fill('input[name=email]', email);
@@ -217,7 +270,7 @@ test('error pages: expired login request, too many codes, framing refused', asyn
   await shoot(page, '6-expired');
 
   const email = uniqueEmail('limit');
-  const lr = newLoginRequest();
+  const lr = await newLoginRequest();
   for (let i = 0; i < 5; i++) {
     const r = await fetch(`${pages.baseUrl}/oauth/login/email`, {
       method: 'POST', redirect: 'manual',
@@ -235,7 +288,7 @@ test('error pages: expired login request, too many codes, framing refused', asyn
   await shoot(page, '7-too-many');
 
   // A page that frames the login page gets nothing: X-Frame-Options DENY / frame-ancestors.
-  const framer = newLoginRequest();
+  const framer = await newLoginRequest();
   await page.goto(`${callback.uri}?framer=1`);
   await page.setContent(`<iframe src="${pages.baseUrl}/oauth/login?login_request_id=${framer.id}"></iframe>`);
   await sleep(500);
@@ -244,9 +297,3 @@ test('error pages: expired login request, too many codes, framing refused', asyn
   assert.equal(framed, null);
   await page.close();
 });
-
-test('the real LoginFlow: /oauth/authorize → sign in → consent → code redeemed at /oauth/token', {
-  todo: 'complete when the authorization side lands: create the login request through '
-    + '/oauth/authorize with PKCE instead of inserting it, run against the test stack\'s '
-    + 'portcullis-oauth instead of pages-double.mjs, and redeem the code at /oauth/token',
-}, () => {});

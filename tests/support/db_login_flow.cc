@@ -4,6 +4,7 @@
 #include "crypto/random.h"
 #include "format/json.h"
 #include "http/request.h"
+#include "oauth/login_requests.h"
 #include "oauth/redirect_uri.h"
 
 namespace portcullis::testing {
@@ -16,37 +17,14 @@ std::string member(const Json::Value& v, const char* key) {
 
 }  // namespace
 
+// The real store reads and updates the rows; only what the consent page shows is the double's.
 Result<oauth::LoginRequest> DbLoginFlowDouble::get(const std::string& id, int64_t now) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query("SELECT id, client_id, resource_id, params, user_id, auth_time, csrf_token, "
-                "expires_at FROM login_requests WHERE id = ? AND completed_at IS NULL AND "
-                "expires_at > ?",
-                {id, now}));
-  if (rows.empty()) return Status::not_found("no such login request");
-  const store::Row& row = rows[0];
-  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value params, json::parse(row.str(3)));
-  oauth::LoginRequest r;
-  r.id = row.str(0);
-  r.client_id = row.str(1);
-  r.resource_id = row.str(2);
-  r.redirect_uri = member(params, "redirect_uri");
-  r.state = member(params, "state");
-  r.login_hint = member(params, "login_hint");
-  r.prompt = member(params, "prompt");
-  r.user_id = row.str(4);
-  r.auth_time = row.i64(5);
-  r.csrf_token = row.str(6);
-  r.expires_at = row.i64(7);
-  return r;
+  return oauth::LoginRequestStore(db_).get(id, now);
 }
 
 Status DbLoginFlowDouble::attach_user(const std::string& id, const std::string& user_id,
                                       int64_t auth_time) {
-  return db_
-      .execute("UPDATE login_requests SET user_id = ?, auth_time = ? WHERE id = ?",
-               {user_id, auth_time, id})
-      .status();
+  return oauth::LoginRequestStore(db_).attach_user(id, user_id, auth_time);
 }
 
 Result<oauth::ConsentScreen> DbLoginFlowDouble::describe_consent(const oauth::LoginRequest& r) {

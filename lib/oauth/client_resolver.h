@@ -1,0 +1,19 @@
+// One way to find a client by its client_id, whichever kind it is: a CIMD URL is resolved
+// through its (cached) metadata document, anything else is looked up among registered clients.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+#include "oauth/client_info.h"
+#include "server/services.h"
+
+namespace portcullis::oauth {
+
+// NotFound (reason invalid_client) for an unknown registered client; for a CIMD client, the
+// resolver's error (reason invalid_client) with a message fit for the user.
+Result<ClientInfo> resolve_client(server::Services& services, const std::string& client_id,
+                                  int64_t now);
+
+}  // namespace portcullis::oauth

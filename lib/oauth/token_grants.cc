@@ -1,0 +1,274 @@
+#include "oauth/token_grants.h"
+
+#include <algorithm>
+#include <set>
+
+#include "format/scope_list.h"
+#include "identity/user_store.h"
+#include "oauth/client_resolver.h"
+#include "oauth/clients.h"
+#include "oauth/codes.h"
+#include "oauth/grants.h"
+#include "oauth/pkce.h"
+#include "oauth/resources.h"
+
+namespace portcullis::oauth {
+namespace {
+
+Status invalid_grant(std::string message) {
+  return Status::invalid_argument(std::move(message)).with_reason("invalid_grant");
+}
+Status invalid_request(std::string message) {
+  return Status::invalid_argument(std::move(message)).with_reason("invalid_request");
+}
+Status invalid_client(std::string message) {
+  return Status::unauthenticated(std::move(message)).with_reason("invalid_client");
+}
+
+// A user token for a grant: signed JWT, its jti recorded under the grant.
+Result<AccessToken> mint_for_grant(server::Services& services, const Resource& resource,
+                                   const Grant& grant, const std::string& scope, int64_t now) {
+  AccessTokenRequest request;
+  request.issuer = resource.issuer(services.config);
+  request.subject = grant.user_id;
+  request.audience = resource.server_url;
+  request.client_id = grant.client_id;
+  request.scope = scope;
+  request.lifetime_seconds = resource.access_token_ttl_seconds;
+  request.auth_time = grant.auth_time;
+  request.organization_id = grant.organization_id;
+  PORTCULLIS_ASSIGN_OR_RETURN(AccessToken token, mint_access_token(services.keys, request, now));
+  PORTCULLIS_RETURN_IF_ERROR(
+      GrantStore(services.db).record_access_token(token.jti, grant.id, token.expires_at));
+  return token;
+}
+
+Status user_can_hold_tokens(server::Services& services, const std::string& user_id) {
+  identity::UserStore users(services.db);
+  auto user = users.get(user_id);
+  if (!user) {
+    if (user.status().code() == Code::kNotFound) return invalid_grant("the user no longer exists");
+    return user.status();
+  }
+  if (!user->active) return invalid_grant("the user is deactivated");
+  return Status::ok();
+}
+
+events::Event token_event(server::Context& ctx, std::string type, const Grant& grant) {
+  events::Event e = ctx.event(std::move(type));
+  e.user_id = grant.user_id;
+  e.client_id = grant.client_id;
+  e.resource_id = grant.resource_id;
+  e.data["grant_id"] = grant.id;
+  return e;
+}
+
+}  // namespace
+
+Result<ClientInfo> authenticate_client(server::Services& services,
+                                       const ClientCredentials& credentials, int64_t now) {
+  auto client = resolve_client(services, credentials.client_id, now);
+  if (!client) {
+    if (client.status().code() == Code::kUnavailable) return client.status();
+    return invalid_client("client authentication failed");
+  }
+  if (client->is_public()) {
+    if (credentials.method != ClientCredentials::Method::kNone) {
+      return invalid_client("this client is public and has no secret");
+    }
+    return client;
+  }
+  if (credentials.method == ClientCredentials::Method::kNone) {
+    return invalid_client("this client must authenticate with its secret");
+  }
+  ClientStore clients(services.db);
+  auto authenticated = clients.authenticate(credentials.client_id, credentials.client_secret);
+  if (!authenticated) {
+    if (authenticated.status().code() == Code::kUnavailable) return authenticated.status();
+    return invalid_client("client authentication failed");
+  }
+  return authenticated;
+}
+
+Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
+                                             const http::Form& form, int64_t now) {
+  if (!client.allows_grant("authorization_code")) {
+    return Status::invalid_argument("this client may not use the authorization code grant")
+        .with_reason("unauthorized_client");
+  }
+  std::string code = form.get_or("code", "");
+  std::string verifier = form.get_or("code_verifier", "");
+  if (code.empty()) return invalid_request("code is required");
+  if (verifier.empty()) return invalid_request("code_verifier is required (PKCE)");
+  if (!is_valid_code_verifier(verifier)) {
+    return invalid_request("code_verifier must be 43 to 128 unreserved characters");
+  }
+  server::Services& services = ctx.services;
+  CodeStore codes(services.db);
+  GrantStore grants(services.db);
+  ResourceStore resources(services.db);
+
+  UserTokens out;
+  Grant grant;
+  std::optional<std::string> replayed_grant;
+  Status st = services.db.transaction([&]() -> Status {
+    replayed_grant.reset();
+    auto stored = codes.lock(code);
+    if (!stored) {
+      if (stored.status().code() == Code::kNotFound) return invalid_grant("unknown code");
+      return stored.status();
+    }
+    const CodeBinding& b = stored->binding;
+    if (stored->used_at) {
+      // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
+      if (!stored->grant_id.empty()) {
+        PORTCULLIS_RETURN_IF_ERROR(grants.revoke(stored->grant_id, "code_replay", now));
+        replayed_grant = stored->grant_id;
+      }
+      return Status::ok();
+    }
+    if (stored->expires_at <= now) return invalid_grant("the code has expired");
+    if (b.client_id != client.client_id)
+      return invalid_grant("the code was issued to another client");
+    if (auto redirect = form.get("redirect_uri")) {
+      if (*redirect != b.redirect_uri)
+        return invalid_grant("redirect_uri differs from the authorization request's");
+    } else if (client.redirect_uris.size() != 1) {
+      return invalid_request("redirect_uri is required");
+    }
+    if (!verifier_matches_challenge(verifier, b.code_challenge)) {
+      return invalid_grant("code_verifier does not match the code_challenge");
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(b.resource_id));
+    if (auto indicator = form.get("resource");
+        indicator && !resource_indicator_matches(resource, *indicator)) {
+      return Status::invalid_argument("resource differs from the authorization request's")
+          .with_reason("invalid_target");
+    }
+    PORTCULLIS_RETURN_IF_ERROR(user_can_hold_tokens(services, b.user_id));
+    grant = Grant{};
+    grant.user_id = b.user_id;
+    grant.client_id = b.client_id;
+    grant.resource_id = b.resource_id;
+    grant.scope = b.scope;
+    grant.auth_time = b.auth_time;
+    grant.organization_id = b.organization_id;
+    grant.absolute_expires_at = now + services.config.refresh_token_absolute_seconds;
+    PORTCULLIS_RETURN_IF_ERROR(grants.create(grant));
+    PORTCULLIS_RETURN_IF_ERROR(codes.mark_used(code, grant.id, now));
+    PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
+                                mint_for_grant(services, resource, grant, b.scope, now));
+    out.refresh_token.reset();
+    if (client.allows_grant("refresh_token")) {
+      PORTCULLIS_ASSIGN_OR_RETURN(
+          std::string rt,
+          grants.issue_refresh_token(grant, now, services.config.refresh_token_idle_seconds));
+      out.refresh_token = std::move(rt);
+    }
+    return Status::ok();
+  });
+  if (!st.is_ok()) return st;
+  if (replayed_grant) {
+    events::Event e = ctx.event("token.revoked");
+    e.client_id = client.client_id;
+    e.data["grant_id"] = *replayed_grant;
+    e.data["reason"] = "code_replay";
+    ctx.events.add(std::move(e));
+    return invalid_grant("the code was already used; tokens issued from it are revoked");
+  }
+  out.scope = grant.scope;
+  out.grant_id = grant.id;
+  out.user_id = grant.user_id;
+  out.resource_id = grant.resource_id;
+  events::Event e = token_event(ctx, "token.issued", grant);
+  e.data["grant_type"] = "authorization_code";
+  e.data["scope"] = out.scope;
+  e.data["jti"] = out.access_token.jti;
+  ctx.events.add(std::move(e));
+  (void)ClientStore(services.db).touch(client.client_id);
+  return out;
+}
+
+Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& client,
+                                        const http::Form& form, int64_t now) {
+  if (!client.allows_grant("refresh_token")) {
+    return Status::invalid_argument("this client may not use refresh tokens")
+        .with_reason("unauthorized_client");
+  }
+  std::string token = form.get_or("refresh_token", "");
+  if (token.empty()) return invalid_request("refresh_token is required");
+  server::Services& services = ctx.services;
+  GrantStore grants(services.db);
+  ResourceStore resources(services.db);
+
+  UserTokens out;
+  Grant grant;
+  bool reuse = false;
+  Status st = services.db.transaction([&]() -> Status {
+    reuse = false;
+    auto locked = grants.lock_refresh_token(token);
+    if (!locked) {
+      if (locked.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
+      return locked.status();
+    }
+    grant = locked->grant;
+    if (grant.client_id != client.client_id) {
+      return invalid_grant("the refresh token was issued to another client");
+    }
+    if (grant.revoked_at) return invalid_grant("the grant was revoked");
+    if (locked->rotated_at) {
+      // A rotated-out token came back: one of the two holders is not the client.
+      PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant.id, "refresh_reuse", now));
+      reuse = true;
+      return Status::ok();
+    }
+    if (locked->expires_at <= now || grant.absolute_expires_at <= now) {
+      return invalid_grant("the refresh token has expired");
+    }
+    PORTCULLIS_RETURN_IF_ERROR(user_can_hold_tokens(services, grant.user_id));
+    PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(grant.resource_id));
+    if (auto indicator = form.get("resource");
+        indicator && !resource_indicator_matches(resource, *indicator)) {
+      return Status::invalid_argument("resource differs from the grant's")
+          .with_reason("invalid_target");
+    }
+    std::set<std::string> granted = format::scope_set(grant.scope);
+    std::set<std::string> scopes = granted;
+    if (auto requested = form.get("scope"); requested && !requested->empty()) {
+      scopes = format::scope_set(*requested);
+      for (const auto& s : scopes) {
+        if (!granted.count(s)) {
+          return Status::invalid_argument("scope " + s +
+                                          " was not granted; a refresh can only narrow")
+              .with_reason("invalid_scope");
+        }
+      }
+    }
+    out.scope = format::join_scopes(scopes);
+    PORTCULLIS_RETURN_IF_ERROR(grants.mark_rotated(token, now));
+    PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
+                                mint_for_grant(services, resource, grant, out.scope, now));
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::string rt,
+        grants.issue_refresh_token(grant, now, services.config.refresh_token_idle_seconds));
+    out.refresh_token = std::move(rt);
+    return Status::ok();
+  });
+  if (!st.is_ok()) return st;
+  if (reuse) {
+    events::Event e = token_event(ctx, "token.refresh_reuse_detected", grant);
+    ctx.events.add(std::move(e));
+    return invalid_grant("the refresh token was already used; the grant is revoked");
+  }
+  out.grant_id = grant.id;
+  out.user_id = grant.user_id;
+  out.resource_id = grant.resource_id;
+  events::Event e = token_event(ctx, "token.refreshed", grant);
+  e.data["scope"] = out.scope;
+  e.data["jti"] = out.access_token.jti;
+  ctx.events.add(std::move(e));
+  (void)ClientStore(services.db).touch(client.client_id);
+  return out;
+}
+
+}  // namespace portcullis::oauth

@@ -1,0 +1,164 @@
+#include "oauth/token_introspection.h"
+
+#include <algorithm>
+
+#include "crypto/hash.h"
+#include "format/json.h"
+#include "jose/claims.h"
+#include "jose/jwt.h"
+#include "oauth/grants.h"
+
+namespace portcullis::oauth {
+namespace {
+
+Json::Value inactive() {
+  Json::Value v(Json::objectValue);
+  v["active"] = false;
+  return v;
+}
+
+// The issuer's resource id for "{base}/resources/{id}"; "" for the environment issuer.
+std::optional<std::string> resource_of_issuer(const config::Config& config,
+                                              const std::string& iss) {
+  if (iss == config.base_url) return std::string();
+  std::string prefix = config.base_url + "/resources/";
+  if (iss.rfind(prefix, 0) == 0 && iss.size() > prefix.size() &&
+      iss.find('/', prefix.size()) == std::string::npos) {
+    return iss.substr(prefix.size());
+  }
+  return std::nullopt;
+}
+
+// A verified access token of ours, or nullopt.
+std::optional<jose::DecodedJwt> verify_access_token(server::Services& services,
+                                                    const std::string& token, int64_t now) {
+  if (std::count(token.begin(), token.end(), '.') != 2) return std::nullopt;
+  (void)services.keys.refresh_if_stale(now);
+  auto decoded =
+      jose::verify_jwt(token, [&](std::string_view kid) { return services.keys.public_key(kid); });
+  if (!decoded) return std::nullopt;
+  const Json::Value* iss = json::find_member(decoded->claims, "iss");
+  const Json::Value* aud = json::find_member(decoded->claims, "aud");
+  if (!iss || !iss->isString() || !aud || !aud->isString()) return std::nullopt;
+  if (!resource_of_issuer(services.config, iss->asString())) return std::nullopt;
+  jose::ClaimChecks checks;
+  checks.issuer = iss->asString();
+  checks.audience = aud->asString();
+  checks.typ = "at+jwt";
+  checks.now = now;
+  checks.leeway_seconds = 0;  // introspection speaks for the issuer: no skew allowance
+  if (!jose::check_claims(*decoded, checks).is_ok()) return std::nullopt;
+  return std::move(decoded).value();
+}
+
+struct RefreshView {
+  Grant grant;
+  int64_t expires_at;
+  bool rotated;
+};
+
+Result<std::optional<RefreshView>> find_refresh_token(store::Db& db, const std::string& token) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db.query("SELECT g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.revoked_at, "
+               "g.absolute_expires_at, t.expires_at, t.rotated_at FROM refresh_tokens t JOIN "
+               "grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
+               {crypto::sha256(token)}));
+  if (rows.empty()) return std::optional<RefreshView>();
+  const auto& r = rows[0];
+  RefreshView v;
+  v.grant.id = r.str(0);
+  v.grant.user_id = r.str(1);
+  v.grant.client_id = r.str(2);
+  v.grant.resource_id = r.str(3);
+  v.grant.scope = r.str(4);
+  if (!r.is_null(5)) v.grant.revoked_at = r.i64(5);
+  v.grant.absolute_expires_at = r.i64(6);
+  v.expires_at = std::min(r.i64(7), r.i64(6));
+  v.rotated = !r.is_null(8);
+  return std::optional<RefreshView>(std::move(v));
+}
+
+}  // namespace
+
+Result<Json::Value> introspect(server::Services& services, const std::string& token, int64_t now) {
+  if (token.empty() || token.size() > 16384) return inactive();
+  if (auto jwt = verify_access_token(services, token, now)) {
+    const Json::Value& c = jwt->claims;
+    const Json::Value* jti = json::find_member(c, "jti");
+    if (!jti || !jti->isString()) return inactive();
+    PORTCULLIS_ASSIGN_OR_RETURN(bool revoked,
+                                GrantStore(services.db).is_access_token_revoked(jti->asString()));
+    if (revoked) return inactive();
+    Json::Value v(Json::objectValue);
+    v["active"] = true;
+    for (const char* name :
+         {"scope", "client_id", "sub", "aud", "iss", "exp", "iat", "nbf", "jti"}) {
+      if (const Json::Value* m = json::find_member(c, name)) v[name] = *m;
+    }
+    v["token_type"] = "Bearer";
+    return v;
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services.db, token));
+  if (!refresh || refresh->rotated || refresh->grant.revoked_at || refresh->expires_at <= now) {
+    return inactive();
+  }
+  Json::Value v(Json::objectValue);
+  v["active"] = true;
+  v["scope"] = refresh->grant.scope;
+  v["client_id"] = refresh->grant.client_id;
+  v["sub"] = refresh->grant.user_id;
+  v["exp"] = static_cast<Json::Int64>(refresh->expires_at);
+  v["iss"] = services.config.base_url + "/resources/" + refresh->grant.resource_id;
+  v["token_type"] = "refresh_token";
+  return v;
+}
+
+Status revoke(server::Context& ctx, const ClientInfo& client, const std::string& token,
+              const std::string& token_type_hint, int64_t now) {
+  server::Services& services = ctx.services;
+  GrantStore grants(services.db);
+  auto revoke_refresh = [&]() -> Result<bool> {
+    PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services.db, token));
+    if (!refresh) return false;
+    if (refresh->grant.client_id != client.client_id) return true;  // not theirs: silently ignored
+    PORTCULLIS_RETURN_IF_ERROR(grants.revoke(refresh->grant.id, "revoked_by_client", now));
+    events::Event e = ctx.event("token.revoked");
+    e.client_id = client.client_id;
+    e.user_id = refresh->grant.user_id;
+    e.resource_id = refresh->grant.resource_id;
+    e.data["grant_id"] = refresh->grant.id;
+    e.data["token_type"] = "refresh_token";
+    ctx.events.add(std::move(e));
+    return true;
+  };
+  auto revoke_access = [&]() -> Result<bool> {
+    auto jwt = verify_access_token(services, token, now);
+    if (!jwt) return false;
+    const Json::Value* owner = json::find_member(jwt->claims, "client_id");
+    const Json::Value* jti = json::find_member(jwt->claims, "jti");
+    const Json::Value* exp = json::find_member(jwt->claims, "exp");
+    if (!owner || !owner->isString() || owner->asString() != client.client_id || !jti ||
+        !jti->isString() || !exp || !exp->isIntegral()) {
+      return true;
+    }
+    PORTCULLIS_RETURN_IF_ERROR(grants.revoke_access_token(jti->asString(), exp->asInt64(), now));
+    events::Event e = ctx.event("token.revoked");
+    e.client_id = client.client_id;
+    e.data["jti"] = jti->asString();
+    e.data["token_type"] = "access_token";
+    ctx.events.add(std::move(e));
+    return true;
+  };
+  // The hint only chooses the order of the lookups (RFC 7009 §2.1).
+  if (token_type_hint == "access_token") {
+    PORTCULLIS_ASSIGN_OR_RETURN(bool done, revoke_access());
+    if (!done) PORTCULLIS_RETURN_IF_ERROR(revoke_refresh().status());
+  } else {
+    PORTCULLIS_ASSIGN_OR_RETURN(bool done, revoke_refresh());
+    if (!done) PORTCULLIS_RETURN_IF_ERROR(revoke_access().status());
+  }
+  return Status::ok();
+}
+
+}  // namespace portcullis::oauth

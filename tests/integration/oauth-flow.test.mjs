@@ -1,0 +1,277 @@
+// The authorization code flow end to end over the real stack (mcp-auth.md §5 checks 4–15,
+// 20–25; contract §3–§5): authorize → sign-in by e-mailed code → consent → code → tokens →
+// refresh, revocation, introspection, with every negative case that must fail.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { createRemoteJWKSet, jwtVerify, decodeJwt } from 'jose';
+import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls } from './harness.mjs';
+import { Browser, completeAuthorization } from './browser.mjs';
+
+const verifierOf = () => randomBytes(32).toString('base64url');
+const challengeOf = (v) => createHash('sha256').update(v).digest('base64url');
+const uniq = () => randomBytes(4).toString('hex');
+
+let admin;
+let R1; // resource with read/write scopes
+let R2; // another resource
+let publicClient;
+let confidentialClient;
+const REDIRECT = 'http://127.0.0.1:3000/callback';
+
+async function createResource(name, serverUrl, extra = {}) {
+  const r = await http('/api/v1/resources', {
+    method: 'POST',
+    headers: admin,
+    json: {
+      name, server_url: serverUrl, dcr_enabled: true, cimd_enabled: true, access_token_ttl_seconds: 600,
+      scopes: [{ name: 'todo:read', description: 'Read your to-do items' }, { name: 'todo:write', description: 'Change your to-do items' }],
+      ...extra,
+    },
+  });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+
+async function register(resource, body) {
+  const r = await http(`/resources/${resource.id}/client_register`, { method: 'POST', json: body });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+
+function authorizeUrl(client, { resource, verifier = verifierOf(), scope, state = uniq(), redirect = REDIRECT, extra = {} } = {}) {
+  const u = new URL(baseUrl + '/oauth/authorize');
+  const params = { response_type: 'code', client_id: client.client_id, redirect_uri: redirect, state, code_challenge: challengeOf(verifier), code_challenge_method: 'S256', ...extra };
+  if (scope) params.scope = scope;
+  if (resource) params.resource = resource;
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
+  return { url: u.href, verifier, state };
+}
+
+// A full interactive authorization; returns {code, state, iss, browser, verifier}.
+async function authorizeInteractively(client, options = {}, email = `u-${uniq()}@example.com`, browser = new Browser()) {
+  const a = authorizeUrl(client, options);
+  const page = await completeAuthorization(browser, a.url, email);
+  assert.ok(page.location?.startsWith(options.redirect ?? REDIRECT), `redirected to the client: ${page.status} ${page.location} ${page.html?.slice(0, 500)}`);
+  const back = new URL(page.location);
+  return { code: back.searchParams.get('code'), state: back.searchParams.get('state'), iss: back.searchParams.get('iss'), error: back.searchParams.get('error'), browser, verifier: a.verifier, sentState: a.state, email };
+}
+
+async function exchange(client, code, verifier, extra = {}, auth = 'none') {
+  const form = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, ...extra };
+  const headers = {};
+  if (auth === 'basic') headers.authorization = basic(client.client_id, client.client_secret);
+  else form.client_id = client.client_id;
+  return http('/oauth/token', { method: 'POST', form, headers });
+}
+
+async function refresh(client, refreshToken, extra = {}) {
+  return http('/oauth/token', { method: 'POST', form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.client_id, ...extra } });
+}
+
+async function introspect(token) {
+  return http('/oauth/introspect', { method: 'POST', form: { token }, headers: admin });
+}
+
+before(async () => {
+  admin = { authorization: `Bearer ${await managementToken()}` };
+  R1 = await createResource('Todo MCP', `https://mcp1-${uniq()}.test/mcp`);
+  R2 = await createResource('Other MCP', `https://mcp2-${uniq()}.test/mcp`);
+  publicClient = await register(R1, { client_name: 'Flow Test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
+  confidentialClient = await register(R1, { client_name: 'Server App', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' });
+});
+
+test('happy path: sign-in, consent, code with state and iss, tokens, a verifiable RFC 9068 JWT', async () => {
+  const a = await authorizeInteractively(publicClient, { resource: R1.server_url, scope: 'todo:read' });
+  assert.ok(a.code);
+  assert.equal(a.state, a.sentState);
+  assert.equal(a.iss, `${baseUrl}/resources/${R1.id}`);
+  const t = await exchange(publicClient, a.code, a.verifier, { resource: R1.server_url });
+  assert.equal(t.status, 200, t.text);
+  assert.equal(t.headers.get('cache-control'), 'no-store');
+  assert.equal(t.json.token_type, 'Bearer');
+  assert.equal(t.json.scope, 'todo:read');
+  assert.equal(t.json.expires_in, 600);
+  assert.ok(t.json.refresh_token);
+  assertNoNulls(assert, t.json);
+  const jwks = createRemoteJWKSet(new URL(baseUrl + '/keys'));
+  const { payload, protectedHeader } = await jwtVerify(t.json.access_token, jwks, { issuer: `${baseUrl}/resources/${R1.id}`, audience: R1.server_url, typ: 'at+jwt' });
+  assert.equal(protectedHeader.alg, 'RS256');
+  assert.match(payload.sub, /^usr_[0-9a-z]{26}$/);
+  assert.equal(payload.client_id, publicClient.client_id);
+  assert.equal(payload.scope, 'todo:read');
+  assert.equal(payload.exp - payload.iat, 600);
+  assert.equal(typeof payload.aud, 'string');
+  assert.ok(payload.jti && payload.auth_time <= payload.iat);
+  const intro = await introspect(t.json.access_token);
+  assert.equal(intro.json.active, true);
+  assert.equal(intro.json.client_id, publicClient.client_id);
+  assert.equal(intro.json.token_type, 'Bearer');
+});
+
+test('remembered consent skips the consent page; prompt=consent brings it back; deny → access_denied', async () => {
+  const first = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const browser = first.browser;
+  // same browser, same scopes: straight back to the client
+  let page = await browser.follow(authorizeUrl(publicClient, { scope: 'todo:read' }).url);
+  assert.ok(page.location?.startsWith(REDIRECT), 'no pages the second time');
+  assert.ok(new URL(page.location).searchParams.get('code'));
+  // prompt=consent forces the page; deny says access_denied with state and iss
+  const forced = authorizeUrl(publicClient, { scope: 'todo:read', extra: { prompt: 'consent' } });
+  page = await browser.follow(forced.url);
+  assert.match(page.html, /decision/);
+  page = await browser.submit(page, 'decision', { decision: 'deny' });
+  const back = new URL(page.location);
+  assert.equal(back.searchParams.get('error'), 'access_denied');
+  assert.equal(back.searchParams.get('state'), forced.state);
+  assert.equal(back.searchParams.get('iss'), `${baseUrl}/resources/${R1.id}`);
+  // step-up: a larger scope asks again, and the token then carries both
+  const step = authorizeUrl(publicClient, { scope: 'todo:read todo:write' });
+  page = await browser.follow(step.url);
+  assert.match(page.html, /todo:write/);
+  page = await browser.submit(page, 'decision', { decision: 'allow' });
+  const code = new URL(page.location).searchParams.get('code');
+  const t = await exchange(publicClient, code, step.verifier);
+  assert.equal(t.json.scope.split(' ').sort().join(' '), 'todo:read todo:write');
+});
+
+test('prompt=none without a session → login_required at the client', async () => {
+  const a = authorizeUrl(publicClient, { extra: { prompt: 'none' } });
+  const r = await new Browser().follow(a.url);
+  const back = new URL(r.location);
+  assert.equal(back.searchParams.get('error'), 'login_required');
+  assert.equal(back.searchParams.get('state'), a.state);
+});
+
+test('client and redirect_uri errors render a 400 page and never redirect', async () => {
+  const cases = [
+    authorizeUrl({ client_id: 'dcr_unknown' }).url,
+    authorizeUrl(publicClient, { redirect: 'https://evil.example/cb' }).url,
+    authorizeUrl(publicClient, { redirect: 'http://127.0.0.1:3000/other' }).url,
+    authorizeUrl(publicClient, { redirect: 'http://localhost:3000/callback' }).url,
+    authorizeUrl(publicClient, { redirect: 'https://127.0.0.1:3000/callback' }).url,
+  ];
+  for (const url of cases) {
+    const r = await new Browser().request(url);
+    assert.equal(r.status, 400, url);
+    assert.equal(r.location, undefined, `no redirect for ${url}`);
+    assert.match(r.headers.get('content-type'), /text\/html/);
+    assert.equal(r.headers.get('x-frame-options'), 'DENY');
+  }
+  // Loopback: any port matches a registered 127.0.0.1 redirect.
+  const other = authorizeUrl(publicClient, { redirect: 'http://127.0.0.1:54321/callback' });
+  const ok = await new Browser().request(other.url);
+  assert.equal(ok.status, 303);
+  assert.ok(ok.location.startsWith(baseUrl + '/oauth/login'));
+});
+
+test('parameter errors go back to the client with error, state and iss', async () => {
+  const expect = async (opts, error) => {
+    const a = authorizeUrl(publicClient, opts);
+    const u = new URL(a.url);
+    for (const [k, v] of Object.entries(opts.remove ?? {})) if (v) u.searchParams.delete(k);
+    const r = await new Browser().request(u.href);
+    assert.equal(r.status, 303, `${error}: ${r.status} ${r.html.slice(0, 200)}`);
+    const back = new URL(r.location);
+    assert.ok(r.location.startsWith(REDIRECT));
+    assert.equal(back.searchParams.get('error'), error, r.location);
+    assert.equal(back.searchParams.get('state'), a.state);
+    assert.equal(back.searchParams.get('iss'), `${baseUrl}/resources/${R1.id}`);
+  };
+  await expect({ remove: { code_challenge: true } }, 'invalid_request');
+  await expect({ remove: { code_challenge_method: true } }, 'invalid_request');
+  await expect({ extra: { code_challenge_method: 'plain' } }, 'invalid_request');
+  await expect({ extra: { response_type: 'token' } }, 'unsupported_response_type');
+  await expect({ scope: 'todo:read admin:all' }, 'invalid_scope');
+  await expect({ resource: R2.server_url }, 'invalid_target');
+  await expect({ resource: 'https://nowhere.test/mcp' }, 'invalid_target');
+  await expect({ extra: { prompt: 'bogus' } }, 'invalid_request');
+});
+
+test('resource: omitted defaults to the client\'s; case and one trailing slash are tolerated', async () => {
+  const upper = R1.server_url.replace('https://', 'HTTPS://').replace('.test', '.TEST') + '/';
+  const a = await authorizeInteractively(publicClient, { resource: upper, scope: 'todo:read' });
+  const t = await exchange(publicClient, a.code, a.verifier);
+  assert.equal(decodeJwt(t.json.access_token).aud, R1.server_url);
+});
+
+test('code exchange: PKCE, binding and replay', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  // wrong verifier, missing verifier, malformed verifier
+  assertOAuthError(assert, await exchange(publicClient, a.code, verifierOf()), 400, 'invalid_grant');
+  assertOAuthError(assert, await exchange(publicClient, a.code, ''), 400, 'invalid_request');
+  assertOAuthError(assert, await exchange(publicClient, a.code, 'short!'), 400, 'invalid_request');
+  // another redirect_uri, another client, another resource
+  assertOAuthError(assert, await exchange(publicClient, a.code, a.verifier, { redirect_uri: 'http://127.0.0.1:3000/other' }), 400, 'invalid_grant');
+  assertOAuthError(assert, await exchange(publicClient, a.code, a.verifier, { resource: R2.server_url }), 400, 'invalid_target');
+  const other = await register(R1, { client_name: 'Other', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_uri: `https://${uniq()}.example` });
+  assertOAuthError(assert, await exchange(other, a.code, a.verifier), 400, 'invalid_grant');
+  // the rightful exchange still works (failed attempts did not burn the code)...
+  const t = await exchange(publicClient, a.code, a.verifier);
+  assert.equal(t.status, 200, t.text);
+  // ...and a replay fails AND revokes what the first exchange issued
+  assertOAuthError(assert, await exchange(publicClient, a.code, a.verifier), 400, 'invalid_grant');
+  assert.deepEqual((await introspect(t.json.access_token)).json, { active: false });
+  assertOAuthError(assert, await refresh(publicClient, t.json.refresh_token), 400, 'invalid_grant');
+  assertOAuthError(assert, await exchange(publicClient, 'not-a-code', a.verifier), 400, 'invalid_grant');
+});
+
+test('refresh: rotation, reuse detection revokes the family, scope may only narrow', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read todo:write' });
+  const t0 = (await exchange(publicClient, a.code, a.verifier)).json;
+  const r1 = await refresh(publicClient, t0.refresh_token, { scope: 'todo:read' });
+  assert.equal(r1.status, 200, r1.text);
+  assert.equal(r1.json.scope, 'todo:read');
+  assert.notEqual(r1.json.refresh_token, t0.refresh_token);
+  assertOAuthError(assert, await refresh(publicClient, r1.json.refresh_token, { scope: 'todo:read admin' }), 400, 'invalid_scope');
+  const other = await register(R1, { client_name: 'Thief', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_uri: `https://${uniq()}.example` });
+  assertOAuthError(assert, await refresh(other, r1.json.refresh_token), 400, 'invalid_grant');
+  const r2 = await refresh(publicClient, r1.json.refresh_token);
+  assert.equal(r2.status, 200, r2.text);
+  // reuse of a rotated-out token: refused, and the live one dies with it
+  assertOAuthError(assert, await refresh(publicClient, t0.refresh_token), 400, 'invalid_grant');
+  assertOAuthError(assert, await refresh(publicClient, r2.json.refresh_token), 400, 'invalid_grant');
+  assert.deepEqual((await introspect(r2.json.access_token)).json, { active: false });
+});
+
+test('confidential clients must authenticate; grant types outside OAuth 2.1 are refused', async () => {
+  const a = await authorizeInteractively(confidentialClient, { scope: 'todo:read' });
+  const none = await http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, client_id: confidentialClient.client_id } });
+  assertOAuthError(assert, none, 401, 'invalid_client');
+  const wrong = await http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT }, headers: { authorization: basic(confidentialClient.client_id, 'wrong') } });
+  assertOAuthError(assert, wrong, 401, 'invalid_client');
+  assert.match(wrong.headers.get('www-authenticate'), /^Basic/);
+  const good = await exchange(confidentialClient, a.code, a.verifier, {}, 'basic');
+  assert.equal(good.status, 200, good.text);
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'password', username: 'a', password: 'b', client_id: publicClient.client_id } }), 400, 'unsupported_grant_type');
+});
+
+test('revocation (RFC 7009) and introspection (RFC 7662)', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const t = (await exchange(publicClient, a.code, a.verifier)).json;
+  // introspection needs a caller with tokens:introspect
+  const anon = await http('/oauth/introspect', { method: 'POST', form: { token: t.access_token } });
+  assert.equal(anon.status, 401);
+  const narrow = await managementToken(undefined, undefined, 'users:read');
+  const forbidden = await http('/oauth/introspect', { method: 'POST', form: { token: t.access_token }, headers: { authorization: `Bearer ${narrow}` } });
+  assertOAuthError(assert, forbidden, 403, 'insufficient_scope');
+  assert.equal((await introspect(t.access_token)).json.active, true);
+  assert.equal((await introspect(t.refresh_token)).json.active, true);
+  assert.deepEqual((await introspect('garbage')).json, { active: false });
+  // another client cannot revoke it; unknown tokens answer 200
+  const other = await register(R1, { client_name: 'Other2', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_uri: `https://${uniq()}.example` });
+  assert.equal((await http('/oauth/revoke', { method: 'POST', form: { token: t.refresh_token, client_id: other.client_id } })).status, 200);
+  assert.equal((await introspect(t.refresh_token)).json.active, true);
+  assert.equal((await http('/oauth/revoke', { method: 'POST', form: { token: 'unknown', client_id: publicClient.client_id } })).status, 200);
+  // the owner revokes the refresh token: the grant and its live access token die
+  const rv = await http('/oauth/revoke', { method: 'POST', form: { token: t.refresh_token, token_type_hint: 'refresh_token', client_id: publicClient.client_id } });
+  assert.equal(rv.status, 200);
+  assert.deepEqual((await introspect(t.access_token)).json, { active: false });
+  assertOAuthError(assert, await refresh(publicClient, t.refresh_token), 400, 'invalid_grant');
+  // revoking a lone access token
+  const b = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const t2 = (await exchange(publicClient, b.code, b.verifier)).json;
+  await http('/oauth/revoke', { method: 'POST', form: { token: t2.access_token, client_id: publicClient.client_id } });
+  assert.deepEqual((await introspect(t2.access_token)).json, { active: false });
+  assert.equal((await introspect(t2.refresh_token)).json.active, true);
+});
