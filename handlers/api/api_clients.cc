@@ -2,6 +2,7 @@
 
 #include "management/api_clients.h"
 #include "management/scopes.h"
+#include "paging/keyset.h"
 
 namespace portcullis::api_worker {
 namespace {
@@ -61,6 +62,21 @@ Result<http::Response> get_client(Context& ctx) {
   return http::Response::json(200, to_json(c));
 }
 
+Result<http::Response> list_clients(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::TokenCodec codec,
+                              paging::TokenCodec::for_listing(
+                                  ctx.services.master_key, management::ApiClientStore::listing()));
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::PageRequest request,
+                              paging::parse_page_request(ctx.request.query, codec));
+  management::ApiClientStore store(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<management::ApiClient> page, store.list(request, codec));
+  Json::Value body(Json::objectValue);
+  body["clients"] = Json::Value(Json::arrayValue);
+  for (const auto& c : page.items) body["clients"].append(to_json(c));
+  paging::add_page_fields(body, page);
+  return http::Response::json(200, body);
+}
+
 Result<http::Response> delete_client(Context& ctx) {
   management::ApiClientStore store(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(management::ApiClient c,
@@ -83,6 +99,7 @@ Result<http::Response> delete_client(Context& ctx) {
 void install_api_client_routes(server::App& app) {
   server::Auth any_token{server::AuthKind::kManagementToken, ""};
   app.add("POST", "/api/v1/clients", server::Route{.handler = create_client, .auth = any_token});
+  app.add("GET", "/api/v1/clients", server::Route{.handler = list_clients, .auth = any_token});
   app.add("GET", "/api/v1/clients/{client_id}",
           server::Route{.handler = get_client, .auth = any_token});
   app.add("DELETE", "/api/v1/clients/{client_id}",

@@ -71,6 +71,16 @@ Result<std::vector<ApiClient>> ApiClientStore::list() {
   return out;
 }
 
+Result<paging::Page<ApiClient>> ApiClientStore::list(const paging::PageRequest& request,
+                                                     const paging::TokenCodec& codec) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      paging::Page<store::Row> rows,
+      paging::fetch_page(db_, paging::KeysetQuery{.columns = kColumns, .from = "api_clients"},
+                         request, codec));
+  return paging::convert_page<ApiClient>(
+      std::move(rows), [](const store::Row& r) -> Result<ApiClient> { return from_row(r); });
+}
+
 Status ApiClientStore::remove(const std::string& id) {
   PORTCULLIS_ASSIGN_OR_RETURN(uint64_t n,
                               db_.execute("DELETE FROM api_clients WHERE id = ?", {id}));

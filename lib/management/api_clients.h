@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "paging/keyset.h"
 #include "store/db.h"
 
 namespace portcullis::management {
@@ -36,8 +37,12 @@ class ApiClientStore {
   // Ok when the id names a client whose secret matches; Unauthenticated otherwise (the same
   // answer for an unknown client and a wrong secret).
   Result<ApiClient> authenticate(const std::string& id, const std::string& secret);
-  // Every client, oldest first (there are few: one per integrating application).
+  // Every client, oldest first (the CLI's listing: there are few).
   Result<std::vector<ApiClient>> list();
+  // One page of GET /api/v1/clients (contract §7 paging).
+  Result<paging::Page<ApiClient>> list(const paging::PageRequest& request,
+                                       const paging::TokenCodec& codec);
+  static paging::Listing listing() { return paging::Listing{"api_clients", ""}; }
   Status remove(const std::string& id);
 
  private:

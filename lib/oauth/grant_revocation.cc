@@ -5,7 +5,9 @@ namespace portcullis::oauth {
 Status revoke_all_grants(store::Db& db, GrantsOf owner, const std::string& owner_id,
                          std::string_view reason, int64_t now) {
   // Column names are chosen here from a closed set, never from a caller's text.
-  const std::string column = owner == GrantsOf::kResource ? "resource_id" : "client_id";
+  const std::string column = owner == GrantsOf::kResource ? "resource_id"
+                             : owner == GrantsOf::kClient ? "client_id"
+                                                          : "user_id";
   PORTCULLIS_RETURN_IF_ERROR(db.execute("UPDATE access_tokens a JOIN grants g ON a.grant_id = g.id "
                                         "SET a.revoked_at = ? "
                                         "WHERE g." +

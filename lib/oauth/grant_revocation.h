@@ -1,5 +1,6 @@
-// Revoking every grant of a resource or of a client at once, for when the resource or the
-// client is deleted: tokens issued for something that no longer exists must stop working.
+// Revoking every grant of a resource, a client or a user at once: when the resource or the
+// client is deleted, or the user deactivated — tokens of something that is gone must stop
+// working.
 // The grants are marked revoked (so their refresh tokens are refused), and their unexpired
 // access tokens go on the deny-list that introspection and resource-server validators consult.
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace portcullis::oauth {
 
-enum class GrantsOf { kResource, kClient };
+enum class GrantsOf { kResource, kClient, kUser };
 
 // Call inside the transaction that deletes the owner, so both happen or neither does.
 Status revoke_all_grants(store::Db& db, GrantsOf owner, const std::string& owner_id,

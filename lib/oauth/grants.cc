@@ -6,6 +6,7 @@
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "crypto/random.h"
+#include "oauth/grant_revocation.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -99,11 +100,7 @@ Status GrantStore::revoke(const std::string& grant_id, const std::string& reason
 
 Status GrantStore::revoke_all_for_user(const std::string& user_id, const std::string& reason,
                                        int64_t now) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query("SELECT id FROM grants WHERE user_id = ? AND revoked_at IS NULL", {user_id}));
-  for (const auto& r : rows) PORTCULLIS_RETURN_IF_ERROR(revoke(r.str(0), reason, now));
-  return Status::ok();
+  return revoke_all_grants(db_, GrantsOf::kUser, user_id, reason, now);
 }
 
 Status GrantStore::record_access_token(const std::string& jti, const std::string& grant_id,
