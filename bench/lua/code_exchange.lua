@@ -1,5 +1,6 @@
 -- wrk: POST /oauth/token with a fresh authorization code per request. Codes are "bc-<n>"; each
--- wrk thread walks its own residue class so no code is used twice.
+-- wrk thread walks its own residue class, and each run (BENCH_RUN) its own block of 100,000,
+-- so no code is used twice.
 local threads = {}
 local counter = 0
 
@@ -10,7 +11,7 @@ function setup(thread)
 end
 
 function init(args)
-  n = tonumber(id)
+  n = tonumber(id) + (tonumber(os.getenv("BENCH_RUN") or "1") - 1) * 100000
   stride = tonumber(os.getenv("BENCH_THREADS") or "2")
   client_id = os.getenv("BENCH_CLIENT_ID")
   verifier = os.getenv("BENCH_VERIFIER")

@@ -1,6 +1,7 @@
 -- wrk: POST /oauth/token with grant_type=refresh_token. Every refresh rotates the token, so each
 -- thread keeps a queue of live tokens: a response puts its new token back, a request takes one.
--- Tokens "brt-<n>" are seeded; thread k starts with every token n where n % threads == k - 1.
+-- Tokens "brt-<suffix>-<run>-<n>" are seeded (one set per run: a finished run leaves its chains rotated);
+-- thread k starts with every token n where n % threads == k - 1.
 local counter = 0
 
 function setup(thread)
@@ -12,9 +13,10 @@ function init(args)
   local threads = tonumber(os.getenv("BENCH_THREADS") or "2")
   local chains = tonumber(os.getenv("BENCH_CHAINS") or "64")
   client_id = os.getenv("BENCH_CLIENT_ID")
+  local run = os.getenv("BENCH_RUN") or "1"
   queue = {}
   for i = 1, chains do
-    if (i - 1) % threads == tonumber(id) - 1 then table.insert(queue, "brt-" .. i) end
+    if (i - 1) % threads == tonumber(id) - 1 then table.insert(queue, "brt-" .. os.getenv("BENCH_SUFFIX") .. "-" .. run .. "-" .. i) end
   end
 end
 

@@ -73,8 +73,10 @@ struct Db::Impl {
   // Statements are declared after the connection so they are destroyed first.
   std::unique_ptr<sql::Connection> connection;
   std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements;
+  std::unique_ptr<sql::Statement> control;  // START TRANSACTION, COMMIT, ROLLBACK
 
   ~Impl() {
+    control.reset();
     statements.clear();
     connection.reset();
   }
@@ -221,15 +223,17 @@ Status Db::transaction(const std::function<Status()>& fn) {
     transaction_broken_ = false;
     Status st;
     try {
-      impl_->connection->setAutoCommit(false);
+      // START TRANSACTION/COMMIT rather than toggling autocommit: two round trips instead of
+      // four, and the session stays in autocommit for every statement outside a transaction.
+      control("START TRANSACTION");
       st = fn();
       if (st.is_ok() && !transaction_broken_) {
-        impl_->connection->commit();
+        control("COMMIT");
       } else if (impl_) {
-        impl_->connection->rollback();
+        control("ROLLBACK");
       }
     } catch (const sql::SQLException& e) {
-      // Failing inside commit() leaves the outcome unknown: never retry that (see header).
+      // Failing inside COMMIT leaves the outcome unknown: never retry that (see header).
       log::warn("database transaction failed", {{"db_error", e.getErrorCode()}});
       in_transaction_ = false;
       disconnect();
@@ -237,16 +241,14 @@ Status Db::transaction(const std::function<Status()>& fn) {
     }
     bool retry = transaction_broken_ && attempt == 0;
     in_transaction_ = false;
-    if (impl_) {
-      try {
-        impl_->connection->setAutoCommit(true);
-      } catch (const sql::SQLException&) {
-        disconnect();
-      }
-    }
     if (retry) continue;
     return st;
   }
+}
+
+void Db::control(const char* statement) {
+  if (!impl_->control) impl_->control.reset(impl_->connection->createStatement());
+  impl_->control->execute(statement);
 }
 
 Status Db::ping() {

@@ -82,6 +82,8 @@ class Db {
   struct Impl;
   Status ensure_connected();
   Status run(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected);
+  // Transaction control statements (static text). Throws sql::SQLException like the driver.
+  void control(const char* statement);
 
   config::DbConfig config_;
   std::unique_ptr<Impl> impl_;
