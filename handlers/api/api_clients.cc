@@ -1,5 +1,6 @@
 #include "api_clients.h"
 
+#include "listing.h"
 #include "management/api_clients.h"
 #include "management/scopes.h"
 #include "paging/keyset.h"
@@ -63,18 +64,13 @@ Result<http::Response> get_client(Context& ctx) {
 }
 
 Result<http::Response> list_clients(Context& ctx) {
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::TokenCodec codec,
-                              paging::TokenCodec::for_listing(
-                                  ctx.services.master_key, management::ApiClientStore::listing()));
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::PageRequest request,
-                              paging::parse_page_request(ctx.request.query, codec));
   management::ApiClientStore store(ctx.services.db);
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<management::ApiClient> page, store.list(request, codec));
-  Json::Value body(Json::objectValue);
-  body["clients"] = Json::Value(Json::arrayValue);
-  for (const auto& c : page.items) body["clients"].append(to_json(c));
-  paging::add_page_fields(body, page);
-  return http::Response::json(200, body);
+  return listing_response(
+      ctx, management::ApiClientStore::listing(), "clients",
+      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+        return store.list(request, codec);
+      },
+      [](const management::ApiClient& c) { return to_json(c); });
 }
 
 Result<http::Response> delete_client(Context& ctx) {

@@ -1,5 +1,6 @@
 #include "api_resource_clients.h"
 
+#include "listing.h"
 #include "oauth/clients.h"
 #include "oauth/resources.h"
 #include "paging/keyset.h"
@@ -40,20 +41,13 @@ Result<http::Response> create_client(Context& ctx) {
 
 Result<http::Response> list_clients(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource, path_resource(ctx));
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      paging::TokenCodec codec,
-      paging::TokenCodec::for_listing(ctx.services.master_key,
-                                      oauth::ClientStore::listing(resource.id)));
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::PageRequest request,
-                              paging::parse_page_request(ctx.request.query, codec));
   oauth::ClientStore clients(ctx.services.db);
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<oauth::RegisteredClient> page,
-                              clients.list(resource.id, request, codec));
-  Json::Value body(Json::objectValue);
-  body["clients"] = Json::Value(Json::arrayValue);
-  for (const auto& c : page.items) body["clients"].append(to_json(c));
-  paging::add_page_fields(body, page);
-  return http::Response::json(200, body);
+  return listing_response(
+      ctx, oauth::ClientStore::listing(resource.id), "clients",
+      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+        return clients.list(resource.id, request, codec);
+      },
+      [](const oauth::RegisteredClient& c) { return to_json(c); });
 }
 
 Result<http::Response> delete_client(Context& ctx) {

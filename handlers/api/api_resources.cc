@@ -3,6 +3,7 @@
 #include <set>
 
 #include "discovery/metadata.h"
+#include "listing.h"
 #include "oauth/resources.h"
 #include "paging/keyset.h"
 
@@ -123,18 +124,13 @@ Result<http::Response> create_resource(Context& ctx) {
 }
 
 Result<http::Response> list_resources(Context& ctx) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      paging::TokenCodec codec,
-      paging::TokenCodec::for_listing(ctx.services.master_key, oauth::ResourceStore::listing()));
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::PageRequest request,
-                              paging::parse_page_request(ctx.request.query, codec));
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<oauth::Resource> page,
-                              resource_store(ctx).list(request, codec));
-  Json::Value body(Json::objectValue);
-  body["resources"] = Json::Value(Json::arrayValue);
-  for (const auto& r : page.items) body["resources"].append(to_json(r));
-  paging::add_page_fields(body, page);
-  return http::Response::json(200, body);
+  auto store = resource_store(ctx);
+  return listing_response(
+      ctx, oauth::ResourceStore::listing(), "resources",
+      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+        return store.list(request, codec);
+      },
+      [](const oauth::Resource& r) { return to_json(r); });
 }
 
 Result<http::Response> get_resource(Context& ctx) {

@@ -17,7 +17,8 @@ struct Field {
   Field(std::string_view k, std::string_view v) : key(k), text(v) {}
   Field(std::string_view k, const std::string& v) : key(k), text(v) {}
   Field(std::string_view k, const char* v) : key(k), text(v) {}
-  Field(std::string_view k, long long v) : key(k), number(static_cast<double>(v)), is_number(true) {}
+  Field(std::string_view k, long long v)
+      : key(k), number(static_cast<double>(v)), is_number(true) {}
   Field(std::string_view k, int v) : key(k), number(v), is_number(true) {}
   Field(std::string_view k, double v) : key(k), number(v), is_number(true) {}
   std::string_view key;
@@ -31,10 +32,18 @@ void init(std::string_view component, Level min_level);
 Level parse_level(std::string_view name, Level fallback);
 
 void write(Level level, std::string_view msg, std::initializer_list<Field> fields = {});
-inline void debug(std::string_view m, std::initializer_list<Field> f = {}) { write(Level::kDebug, m, f); }
-inline void info(std::string_view m, std::initializer_list<Field> f = {}) { write(Level::kInfo, m, f); }
-inline void warn(std::string_view m, std::initializer_list<Field> f = {}) { write(Level::kWarn, m, f); }
-inline void error(std::string_view m, std::initializer_list<Field> f = {}) { write(Level::kError, m, f); }
+inline void debug(std::string_view m, std::initializer_list<Field> f = {}) {
+  write(Level::kDebug, m, f);
+}
+inline void info(std::string_view m, std::initializer_list<Field> f = {}) {
+  write(Level::kInfo, m, f);
+}
+inline void warn(std::string_view m, std::initializer_list<Field> f = {}) {
+  write(Level::kWarn, m, f);
+}
+inline void error(std::string_view m, std::initializer_list<Field> f = {}) {
+  write(Level::kError, m, f);
+}
 
 // "abcd…(37 chars)" style mask for a value that must be identifiable but never reproducible.
 std::string redact(std::string_view secret);

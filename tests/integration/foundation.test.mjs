@@ -216,27 +216,34 @@ test('GET /api/v1/clients pages through API clients with opaque tokens', async (
   for (let i = 0; i < 3; i++) {
     await http('/api/v1/clients', { method: 'POST', headers: admin, json: { name: `lister-${i}`, scopes: ['users:read'] } });
   }
-  const all = await http('/api/v1/clients?page_size=100', { headers: admin });
-  assert.equal(all.status, 200, all.text);
-  assert.equal(all.json.total_size, all.json.clients.length);
-  assert.equal(all.json.next_page_token, '');
-  assert.equal(all.json.prev_page_token, '');
-  assert.ok(all.json.clients.every((c) => c.client_secret === undefined), 'never a secret in a listing');
-  // walk forward one at a time, then back: the same clients in the same order
-  const seen = [];
-  let page = await http('/api/v1/clients?page_size=1', { headers: admin });
-  seen.push(page.json.clients[0].client_id);
-  while (page.json.next_page_token) {
-    page = await http(`/api/v1/clients?page_size=1&page_token=${page.json.next_page_token}`, { headers: admin });
-    seen.push(page.json.clients[0].client_id);
-  }
-  assert.deepEqual(seen, all.json.clients.map((c) => c.client_id));
+  // Walk every page forward, then back from the last one: the same clients in the same order.
+  const walk = async (size) => {
+    const pages = [];
+    let page = await http(`/api/v1/clients?page_size=${size}`, { headers: admin });
+    assert.equal(page.status, 200, page.text);
+    assert.equal(page.json.prev_page_token, '', 'nothing before the first page');
+    pages.push(page.json);
+    while (page.json.next_page_token) {
+      page = await http(`/api/v1/clients?page_size=${size}&page_token=${page.json.next_page_token}`, { headers: admin });
+      pages.push(page.json);
+    }
+    return pages;
+  };
+  const forward = await walk(100);
+  const ids = forward.flatMap((p) => p.clients.map((c) => c.client_id));
+  assert.ok(forward.every((p) => p.total_size === ids.length), 'total_size counts every client on every page');
+  assert.equal(new Set(ids).size, ids.length, 'no duplicates');
+  assert.ok(forward.flatMap((p) => p.clients).every((c) => c.client_secret === undefined), 'never a secret in a listing');
+  const small = await walk(7);
+  assert.deepEqual(small.flatMap((p) => p.clients.map((c) => c.client_id)), ids);
+  let page = small.at(-1);
   const back = [];
-  while (page.json.prev_page_token) {
-    page = await http(`/api/v1/clients?page_size=1&page_token=${page.json.prev_page_token}`, { headers: admin });
-    back.unshift(page.json.clients[0].client_id);
+  while (page.prev_page_token) {
+    page = (await http(`/api/v1/clients?page_size=7&page_token=${page.prev_page_token}`, { headers: admin })).json;
+    back.unshift(...page.clients.map((c) => c.client_id));
   }
-  assert.deepEqual(back, seen.slice(0, -1));
+  assert.deepEqual(back, ids.slice(0, back.length));
+  assert.equal(back.length + small.at(-1).clients.length, ids.length);
   for (const bad of ['page_size=0', 'page_size=101', 'page_size=abc', 'page_token=tampered']) {
     assertProblem(assert, await http(`/api/v1/clients?${bad}`, { headers: admin }), 400, 'invalid_argument');
   }
