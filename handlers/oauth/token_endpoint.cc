@@ -76,9 +76,11 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
   }
   int64_t now = unix_now();
   (void)ctx.services.keys.refresh_if_stale(now);
-  PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, credentials->client_id, now));
 
   if (*grant_type == "client_credentials") {
+    // Management client ids are not published anywhere, so counting before authentication
+    // lends no one a way to exhaust another client's budget.
+    PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, credentials->client_id, now));
     auto issued =
         oauth::grant_client_credentials(ctx.services.db, ctx.services.keys, ctx.services.config,
                                         *credentials, form.get("scope"), now);
@@ -110,6 +112,9 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
     if (is_client_error(client.status())) return client_error(client.status(), *credentials);
     return client.status();
   }
+  // Counted once the client is known to be itself: a dcr_ id is no secret, and counting
+  // failed attempts against it would let anyone lock a confidential client out.
+  PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, client->client_id, now));
   if (*grant_type == "authorization_code") {
     return user_token_response(oauth::redeem_authorization_code(ctx, *client, form, now), now);
   }

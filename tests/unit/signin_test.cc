@@ -141,7 +141,12 @@ std::unique_ptr<Stack> stack(std::function<void(config::Config&)> adjust = {}) {
   if (adjust) adjust(*config);
   auto s = std::make_unique<Stack>(*config);
   s->now = unix_now();  // login_requests rows and rate-limit windows use real time
-  s->ip = "198.51.100." + std::to_string(crypto::random_bytes(1)[0] & 0x7f);
+  // A random address per stack: rate-limit windows are real minutes shared by every stack of
+  // this binary (and of a rerun within the minute), so addresses must not collide.
+  std::string r = crypto::random_bytes(3);
+  s->ip = "10." + std::to_string(static_cast<unsigned char>(r[0])) + "." +
+          std::to_string(static_cast<unsigned char>(r[1])) + "." +
+          std::to_string(static_cast<unsigned char>(r[2]));
   return s;
 }
 
