@@ -124,7 +124,7 @@ http::Response App::handle(http::Request& request) {
   log::info("request", {{"method", request.method},
                         {"path", request.path},
                         {"status", response.status},
-                        {"duration_ms", static_cast<double>(micros) / 1000.0},
+                        {"duration_us", static_cast<long long>(micros)},
                         {"request_id", request.request_id}});
   return response;
 }
