@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cimd/resolve.h"
 #include "format/scope_list.h"
 #include "identity/user_store.h"
 #include "oauth/client_resolver.h"
@@ -63,31 +64,45 @@ events::Event token_event(server::Context& ctx, std::string type, const Grant& g
   return e;
 }
 
+// The event of a successful grant, and the client's last use (which keeps DCR clients from
+// being pruned while they are in use).
+void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const Grant& grant,
+                          const UserTokens& out, const char* type, const char* grant_type) {
+  events::Event e = token_event(ctx, type, grant);
+  e.data["grant_type"] = grant_type;
+  e.data["scope"] = out.scope;
+  e.data["jti"] = out.access_token.jti;
+  ctx.events.add(std::move(e));
+  (void)ClientStore(ctx.services.db).touch(client.client_id);
+}
+
 }  // namespace
 
 Result<ClientInfo> authenticate_client(server::Services& services,
                                        const ClientCredentials& credentials, int64_t now) {
+  if (credentials.method != ClientCredentials::Method::kNone) {
+    // A secret was presented: one lookup checks it and yields the client. Public and CIMD
+    // clients have no secret, so they fail here too.
+    if (cimd::looks_like_cimd_client_id(credentials.client_id)) {
+      return invalid_client("this client is public and has no secret");
+    }
+    auto authenticated =
+        ClientStore(services.db).authenticate(credentials.client_id, credentials.client_secret);
+    if (!authenticated) {
+      if (authenticated.status().code() == Code::kUnavailable) return authenticated.status();
+      return invalid_client("client authentication failed");
+    }
+    return authenticated;
+  }
   auto client = resolve_client(services, credentials.client_id, now);
   if (!client) {
     if (client.status().code() == Code::kUnavailable) return client.status();
     return invalid_client("client authentication failed");
   }
-  if (client->is_public()) {
-    if (credentials.method != ClientCredentials::Method::kNone) {
-      return invalid_client("this client is public and has no secret");
-    }
-    return client;
-  }
-  if (credentials.method == ClientCredentials::Method::kNone) {
+  if (!client->is_public()) {
     return invalid_client("this client must authenticate with its secret");
   }
-  ClientStore clients(services.db);
-  auto authenticated = clients.authenticate(credentials.client_id, credentials.client_secret);
-  if (!authenticated) {
-    if (authenticated.status().code() == Code::kUnavailable) return authenticated.status();
-    return invalid_client("client authentication failed");
-  }
-  return authenticated;
+  return client;
 }
 
 Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
@@ -180,12 +195,7 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  events::Event e = token_event(ctx, "token.issued", grant);
-  e.data["grant_type"] = "authorization_code";
-  e.data["scope"] = out.scope;
-  e.data["jti"] = out.access_token.jti;
-  ctx.events.add(std::move(e));
-  (void)ClientStore(services.db).touch(client.client_id);
+  record_tokens_issued(ctx, client, grant, out, "token.issued", "authorization_code");
   return out;
 }
 
@@ -263,11 +273,7 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  events::Event e = token_event(ctx, "token.refreshed", grant);
-  e.data["scope"] = out.scope;
-  e.data["jti"] = out.access_token.jti;
-  ctx.events.add(std::move(e));
-  (void)ClientStore(services.db).touch(client.client_id);
+  record_tokens_issued(ctx, client, grant, out, "token.refreshed", "refresh_token");
   return out;
 }
 
