@@ -109,6 +109,8 @@ Status Db::ensure_connected() {
   options["schema"] = sql::SQLString(config_.name);
   options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
   options["OPT_RECONNECT"] = false;
+  // execute() reports rows changed, not rows matched (ratelimit/limiter.cc relies on it).
+  options["CLIENT_FOUND_ROWS"] = false;
   options["OPT_CONNECT_TIMEOUT"] = config_.connect_timeout_seconds;
   options["OPT_READ_TIMEOUT"] = config_.read_timeout_seconds;
   options["OPT_WRITE_TIMEOUT"] = config_.write_timeout_seconds;

@@ -64,7 +64,8 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   Result<Rows> query(std::string_view sql, const Params& params = {});
-  // Rows changed (or matched, for UPDATE, as the server reports them).
+  // Rows changed: an UPDATE that matches a row but leaves it as it was counts 0, and an
+  // INSERT … ON DUPLICATE KEY UPDATE counts 1 for an insert, 2 for a change, 0 for neither.
   Result<uint64_t> execute(std::string_view sql, const Params& params = {});
   Status transaction(const std::function<Status()>& fn);
 
