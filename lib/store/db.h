@@ -6,7 +6,8 @@
 // Failure contract, which the http layer turns into 503 + Retry-After:
 //  - query(): a read. If the connection turns out dead, reconnect and run it once more.
 //  - execute(): a single autocommit write. Never retried (its outcome is unknown when the
-//    connection died mid-flight); Unavailable is returned instead.
+//    connection died mid-flight); Unavailable is returned instead, as for a deadlock or lock
+//    wait timeout (a Galera certification failure among them), which rolled it back.
 //  - transaction(): runs `fn` between BEGIN and COMMIT. A dead connection, a deadlock or a lock
 //    wait timeout before COMMIT rolls everything back, so `fn` is run once more on a fresh
 //    connection. `fn` must therefore have no effect outside the transaction.
@@ -68,7 +69,8 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   Result<Rows> query(std::string_view sql, const Params& params = {});
-  // Rows changed (or matched, for UPDATE, as the server reports them).
+  // Rows changed: an UPDATE that matches a row but leaves it as it was counts 0, and an
+  // INSERT … ON DUPLICATE KEY UPDATE counts 1 for an insert, 2 for a change, 0 for neither.
   Result<uint64_t> execute(std::string_view sql, const Params& params = {});
   Status transaction(const std::function<Status()>& fn);
 
