@@ -1,5 +1,6 @@
 // portcullis-api: the management and listing API under /api/v1 (contract §7, §8).
 #include "api_clients.h"
+#include "api_domains.h"
 #include "api_resource_clients.h"
 #include "api_resources.h"
 #include "management/bearer_auth.h"
@@ -14,6 +15,7 @@ void install_routes(server::App& app) {
   api_worker::install_api_client_routes(app);
   api_worker::install_resource_routes(app);
   api_worker::install_resource_client_routes(app);
+  api_worker::install_domain_routes(app);
 }
 
 }  // namespace
