@@ -5,7 +5,7 @@
 #include "domains/domain_store.h"
 #include "format/json.h"
 #include "listing.h"
-#include "organizations_lookup.h"
+#include "organizations/organization_store.h"
 
 namespace portcullis::api_worker {
 namespace {
@@ -43,6 +43,14 @@ void record(Context& ctx, std::string type, const domains::Domain& d, Json::Valu
   e.data["domain"] = d.domain;
   e.data["by"] = ctx.caller.id;
   ctx.events.add(std::move(e));
+}
+
+// The organization the path names: 400 for a malformed id, 404 for an unknown one.
+Result<std::string> existing_organization(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(organizations::Organization o,
+                              organizations::OrganizationStore(ctx.services.db)
+                                  .get(ctx.request.path_param("organization_id")));
+  return o.id;
 }
 
 // The body of a create: {"domain": "example.com"}.

@@ -1,42 +1,19 @@
 // Organization domains (contract §7): claims, verification by a DNS TXT record served by a
 // real DNS server (dnsmasq, dns-server.mjs) that the stack is configured to ask, verification
 // by an administrator, the one-verified-owner rule, validation, scopes and events.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import {
-  http, managementToken, configFile, assertProblem, assertNoNulls,
-} from './harness.mjs';
+import { assertProblem, assertNoNulls } from './harness.mjs';
+import { api, unique, tokenWithScopes, createOrg, eventsOf } from './management.mjs';
 import { dnsPort, configuredNameserver, startDnsmasq, startSilentServer } from './dns-server.mjs';
 
 const DOMAIN_ID = /^dom_[0-9a-hjkmnp-tv-z]{26}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-const unique = () => randomBytes(5).toString('hex');
 // Every domain of this file lies under one zone of its own, which the test DNS server holds.
 const zone = `dt-${unique()}.com`;
 const newDomain = (label = 'd') => `${label}-${unique()}.${zone}`;
 
-let adminToken;
-const admin = async () => (adminToken ??= await managementToken());
-
-async function api(method, pathname, { token, json, body } = {}) {
-  return http(pathname, { method, json, body, headers: { authorization: `Bearer ${token ?? (await admin())}` } });
-}
-
-async function tokenWithScopes(scopes) {
-  const r = await api('POST', '/api/v1/clients', { json: { name: `domains-${unique()}`, scopes } });
-  assert.equal(r.status, 201, r.text);
-  return managementToken(r.json.client_id, r.json.client_secret);
-}
-
-async function createOrganization() {
-  const r = await api('POST', '/api/v1/organizations', { json: { display_name: `Domains ${unique()}` } });
-  assert.equal(r.status, 201, r.text);
-  return r.json.id;
-}
-
+const createOrganization = async () => (await createOrg()).id;
 const domainsPath = (org) => `/api/v1/organizations/${org}/domains`;
 
 async function claim(org, domain) {
@@ -48,32 +25,11 @@ async function claim(org, domain) {
 const verify = (org, dom, json, token) =>
   api('POST', `${domainsPath(org)}/${dom}/verify`, { json, token });
 
-// Runs SQL on the stack's database (its events have no endpoint yet); rows as arrays.
-function db(sql) {
-  const conf = Object.fromEntries(readFileSync(configFile, 'utf8').split('\n').filter((l) => l.includes('='))
-    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-  const out = execFileSync('mariadb', [
-    `--socket=${conf.PORTCULLIS_DB_SOCKET}`, `--user=${conf.PORTCULLIS_DB_USER}`,
-    `--password=${readFileSync(conf.PORTCULLIS_DB_PASSWORD_FILE, 'utf8').trim()}`,
-    '--batch', '--skip-column-names', conf.PORTCULLIS_DB_NAME, '-e', sql,
-  ], { encoding: 'utf8' });
-  return out.split('\n').filter(Boolean).map((l) => l.split('\t'));
-}
-
-// The events recorded about one domain (ids are generated, so the SQL holds no input).
-const events = (type, domainId) => db(
-  'SELECT type, organization_id, JSON_UNQUOTE(JSON_EXTRACT(data, \'$.domain\')), ' +
-  'IFNULL(JSON_UNQUOTE(JSON_EXTRACT(data, \'$.method\')), \'\') FROM events ' +
-  `WHERE type = '${type}' AND JSON_UNQUOTE(JSON_EXTRACT(data, '$.domain_id')) = '${domainId}'`);
-
-// Events are written after the response: wait for them a little.
-async function eventually(fn) {
-  for (let i = 0; i < 50; i++) {
-    const v = fn();
-    if (v.length) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return fn();
+// The events of `type` about one domain, as [type, organization, domain, method].
+async function events(type, org, domainId) {
+  const all = await eventsOf(type, 'organization_id', org);
+  return all.filter((e) => e.data.domain_id === domainId)
+    .map((e) => [type, e.organization_id, e.data.domain, e.data.method ?? '']);
 }
 
 let orgA;
@@ -117,7 +73,7 @@ test('a claim answers with the TXT record to publish, and is listed', async () =
   const other = await api('GET', domainsPath(orgB));
   assert.ok(!other.json.domains.some((d) => d.id === r.json.id), 'listed only under its organization');
 
-  const created = await eventually(() => events('domain.created', r.json.id));
+  const created = await events('domain.created', orgA, r.json.id);
   assert.deepEqual(created, [['domain.created', orgA, domain, '']]);
 });
 
@@ -152,10 +108,10 @@ test('bad domains and bad paths are 400, unknown ones 404', async () => {
 });
 
 test('no token is 401, a token without the scope 403', async () => {
-  const r = await http(domainsPath(orgA));
+  const r = await api('GET', domainsPath(orgA), { token: null });
   assertProblem(assert, r, 401, 'unauthenticated');
   assert.match(r.headers.get('www-authenticate'), /^Bearer/);
-  assertProblem(assert, await http(domainsPath(orgA), { headers: { authorization: 'Bearer nope' } }), 401, 'unauthenticated');
+  assertProblem(assert, await api('GET', domainsPath(orgA), { token: 'nope' }), 401, 'unauthenticated');
 
   const reader = await tokenWithScopes(['organizations:read']);
   assert.equal((await api('GET', domainsPath(orgA), { token: reader })).status, 200);
@@ -194,7 +150,7 @@ test('verification by DNS: success, wrong value, no record, no such name, server
     const again = await verify(orgA, ok.id);
     assert.equal(again.status, 200, 'verifying a verified domain is harmless');
     assert.deepEqual(again.json, r.json);
-    const verified = await eventually(() => events('domain.verified', ok.id));
+    const verified = await events('domain.verified', orgA, ok.id);
     assert.deepEqual(verified, [['domain.verified', orgA, ok.domain, 'dns']]);
 
     const w = await verify(orgA, wrong.id, { method: 'dns' });
@@ -243,7 +199,7 @@ test('verification by an administrator', async () => {
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.status, 'verified');
   assert.equal(r.json.verified_by, 'admin');
-  const verified = await eventually(() => events('domain.verified', d.id));
+  const verified = await events('domain.verified', orgA, d.id);
   assert.deepEqual(verified, [['domain.verified', orgA, d.domain, 'admin']]);
 });
 
@@ -268,7 +224,7 @@ test('a domain verified by one organization cannot be verified or claimed by ano
   assert.equal(del.status, 204);
   assertProblem(assert, await api('GET', `${domainsPath(orgA)}/${a.id}`), 404, 'not_found');
   assertProblem(assert, await api('DELETE', `${domainsPath(orgA)}/${a.id}`), 404, 'not_found');
-  assert.deepEqual(await eventually(() => events('domain.deleted', a.id)), [['domain.deleted', orgA, domain, '']]);
+  assert.deepEqual(await events('domain.deleted', orgA, a.id), [['domain.deleted', orgA, domain, '']]);
   const now = await verify(orgB, b.id, { method: 'admin' });
   assert.equal(now.status, 200, now.text);
   assert.equal(now.json.verified_by, 'admin');
