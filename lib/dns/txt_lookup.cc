@@ -58,9 +58,12 @@ Result<TxtLookup> lookup_txt(const Nameserver& nameserver, const std::string& na
   ResolverState resolver;
   if (!resolver.init()) return Status::unavailable("the DNS resolver could not be initialised");
   res_state st = resolver.get();
+  // One server only, so the wait is bounded by kTimeoutSeconds * kTries however many servers
+  // resolv.conf lists (res_nsend would try each in turn).
+  if (st->nscount > 1) st->nscount = 1;
   if (!nameserver.is_system()) {
-    // One server at the configured address and port; res_nsend notices the changed list and
-    // reopens its sockets.
+    // The configured address and port; res_nsend notices the changed list and reopens its
+    // sockets.
     st->nscount = 1;
     std::memset(&st->nsaddr_list[0], 0, sizeof st->nsaddr_list[0]);
     st->nsaddr_list[0].sin_family = AF_INET;

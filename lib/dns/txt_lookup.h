@@ -3,7 +3,8 @@
 // bounded wait: kTimeoutSeconds per try, kTries tries (UDP; TCP when the answer is truncated).
 // The answer is read by txt_response.h, so a nameserver's bytes meet one audited parser.
 //
-// Blocking: the caller's worker waits at most about kTimeoutSeconds * kTries.
+// Blocking: the caller's worker waits at most about kTimeoutSeconds * kTries. One nameserver is
+// asked: the configured one, or the first of /etc/resolv.conf.
 #pragma once
 
 #include <string>
