@@ -3,24 +3,20 @@
 #include "format/json.h"
 
 namespace portcullis::format {
-namespace {
-
-bool has_null(const Json::Value& v) {
+bool contains_null(const Json::Value& v) {
   if (v.isNull()) return true;
   if (v.isObject() || v.isArray()) {
     for (const auto& child : v) {
-      if (has_null(child)) return true;
+      if (contains_null(child)) return true;
     }
   }
   return false;
 }
 
-}  // namespace
-
 Status check_metadata(const Json::Value& value, std::string_view field) {
   std::string name(field);
   if (!value.isObject()) return Status::invalid_argument(name + " must be a JSON object");
-  if (has_null(value)) return Status::invalid_argument(name + " must not contain null values");
+  if (contains_null(value)) return Status::invalid_argument(name + " must not contain null values");
   if (json::write(value).size() > kMaxMetadataBytes) {
     return Status::invalid_argument(name + " is larger than " + std::to_string(kMaxMetadataBytes) +
                                     " bytes");

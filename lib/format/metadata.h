@@ -15,6 +15,9 @@ namespace portcullis::format {
 
 inline constexpr size_t kMaxMetadataBytes = 16 * 1024;
 
+// Is there a `null` anywhere in `value` (itself, or any member or element at any depth)?
+bool contains_null(const Json::Value& value);
+
 // InvalidArgument naming `field` when `value` is not acceptable metadata.
 Status check_metadata(const Json::Value& value, std::string_view field = "metadata");
 

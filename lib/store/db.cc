@@ -217,6 +217,7 @@ Result<uint64_t> Db::execute(std::string_view sql_text, const Params& params) {
 }
 
 Status Db::transaction(const std::function<Status()>& fn) {
+  if (in_transaction_) return nested_transaction(fn);
   for (int attempt = 0;; ++attempt) {
     PORTCULLIS_RETURN_IF_ERROR(ensure_connected());
     in_transaction_ = true;
@@ -244,6 +245,29 @@ Status Db::transaction(const std::function<Status()>& fn) {
     if (retry) continue;
     return st;
   }
+}
+
+Status Db::nested_transaction(const std::function<Status()>& fn) {
+  // Static names by depth: savepoints are per connection, and only this class creates them.
+  std::string name = "portcullis_nested_" + std::to_string(++nesting_);
+  Status st;
+  try {
+    control(("SAVEPOINT " + name).c_str());
+    st = fn();
+    if (transaction_broken_) {
+      // The whole outer transaction is lost; its owner rolls back (and may run it again).
+    } else if (st.is_ok()) {
+      control(("RELEASE SAVEPOINT " + name).c_str());
+    } else {
+      control(("ROLLBACK TO SAVEPOINT " + name).c_str());
+    }
+  } catch (const sql::SQLException& e) {
+    log::warn("database savepoint failed", {{"db_error", e.getErrorCode()}});
+    transaction_broken_ = true;
+    st = Status::unavailable("the database is unavailable").with_retry_after(1);
+  }
+  --nesting_;
+  return st;
 }
 
 void Db::control(const char* statement) {

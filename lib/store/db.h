@@ -10,6 +10,10 @@
 //  - transaction(): runs `fn` between BEGIN and COMMIT. A dead connection, a deadlock or a lock
 //    wait timeout before COMMIT rolls everything back, so `fn` is run once more on a fresh
 //    connection. `fn` must therefore have no effect outside the transaction.
+//    Called inside another transaction(), it joins it: `fn`'s writes are undone (to a
+//    savepoint) when it fails, and otherwise commit or roll back with the outer transaction,
+//    which is also what is retried. So a store method that needs its writes to be atomic can
+//    use transaction() and still be composed into a larger one.
 // Connector/C++ exceptions never cross this header: every method returns a Status.
 //
 // Not thread-safe: one Db per process (the workers are single-threaded).
@@ -84,11 +88,13 @@ class Db {
   Status run(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected);
   // Transaction control statements (static text). Throws sql::SQLException like the driver.
   void control(const char* statement);
+  Status nested_transaction(const std::function<Status()>& fn);
 
   config::DbConfig config_;
   std::unique_ptr<Impl> impl_;
   bool in_transaction_ = false;
   bool transaction_broken_ = false;
+  int nesting_ = 0;
   uint64_t connects_ = 0;
 };
 
