@@ -23,11 +23,7 @@ std::string select_users() {
 }
 
 Status check_text(const std::optional<std::string>& value, const char* field, size_t max_chars) {
-  if (!value) return Status::ok();
-  if (auto problem = text::display_text_problem(*value, max_chars)) {
-    return invalid(std::string(field) + " " + *problem);
-  }
-  return Status::ok();
+  return value ? text::check_display_text(*value, field, max_chars, false) : Status::ok();
 }
 
 Status validate(const User& u) {

@@ -35,17 +35,12 @@ void apply(Organization& o, const OrganizationFields& f) {
 }
 
 Status validate(const Organization& o) {
-  if (auto problem = text::display_text_problem(o.display_name, kMaxDisplayNameChars)) {
-    return invalid("display_name " + *problem);
-  }
-  if (o.display_name.find_first_not_of(' ') == std::string::npos) {
-    return invalid("display_name must not be empty");
-  }
+  PORTCULLIS_RETURN_IF_ERROR(
+      text::check_display_text(o.display_name, "display_name", kMaxDisplayNameChars, true));
   if (o.external_id) {
     if (o.external_id->empty()) return invalid("external_id must not be empty");
-    if (auto problem = text::display_text_problem(*o.external_id, kMaxExternalIdChars)) {
-      return invalid("external_id " + *problem);
-    }
+    PORTCULLIS_RETURN_IF_ERROR(
+        text::check_display_text(*o.external_id, "external_id", kMaxExternalIdChars, false));
   }
   return format::check_metadata(o.metadata);
 }

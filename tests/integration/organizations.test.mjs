@@ -43,6 +43,14 @@ test('organizations: create, read, update, delete', async () => {
   });
   assert.equal(cleared.status, 200, cleared.text);
   assert.equal('external_id' in cleared.json, false);
+  // RFC 7396's own media type is accepted too.
+  const merged = await api('PATCH', `/api/v1/organizations/${org.id}`, {
+    body: JSON.stringify({ metadata: { tier: 2 } }),
+    headers: { 'content-type': 'application/merge-patch+json' },
+  });
+  assert.equal(merged.status, 200, merged.text);
+  assert.deepEqual(merged.json.metadata, { tier: 2 });
+  await api('PATCH', `/api/v1/organizations/${org.id}`, { json: { metadata: null } });
   assert.deepEqual(cleared.json.metadata, {});
   assertNoNulls(assert, cleared.json);
 

@@ -256,3 +256,30 @@ test('listings: every bad input of contract §8', async () => {
   const usersRead = await tokenWithScopes(['users:read']);
   assert.equal((await api('GET', `/api/v1/organizations/${org}/users`, { token: usersRead })).status, 200);
 });
+
+test('listings: concurrent writes keep total_size exact', async () => {
+  const org = await createOrg();
+  const users = [];
+  for (let i = 0; i < 12; i++) users.push(await createUser());
+  // The same membership put 8 times at once, 12 different ones at once, and a user created
+  // with one address by 6 requests at once: one membership, 12 members, one user.
+  const same = await Promise.all(Array.from({ length: 8 }, () =>
+    api('PUT', `/api/v1/organizations/${org.id}/users/${users[0].id}`, { json: { roles: [{ name: 'x' }] } })));
+  assert.equal(same.filter((r) => r.status === 201).length, 1, same.map((r) => r.status).join());
+  assert.ok(same.every((r) => r.status === 201 || r.status === 200));
+  await Promise.all(users.slice(1).map((u) => addMember(org.id, u.id)));
+  const email = `race-${Date.now()}@example.com`;
+  const before = (await envUsers(q(1))).json.total_size;
+  const created = await Promise.all(Array.from({ length: 6 }, () => api('POST', '/api/v1/users', { json: { email } })));
+  assert.equal(created.filter((r) => r.status === 201).length, 1);
+  assert.equal(created.filter((r) => r.status === 409).length, 5);
+  assert.equal((await envUsers(q(1))).json.total_size, before + 1);
+  const listed = await orgUsers(org.id, q(100));
+  assert.equal(listed.json.total_size, 12);
+  assert.equal(listed.json.users.length, 12);
+  // Removed concurrently, twice each: every membership goes once.
+  const removed = await Promise.all([...users, ...users].map((u) => api('DELETE', `/api/v1/organizations/${org.id}/users/${u.id}`)));
+  assert.equal(removed.filter((r) => r.status === 204).length, 12);
+  assert.equal(removed.filter((r) => r.status === 404).length, 12);
+  assert.equal((await orgUsers(org.id, q(1))).json.total_size, 0);
+});
