@@ -194,13 +194,16 @@ Result<http::Response> delete_domain(Context& ctx) {
 void install_domain_routes(server::App& app) {
   server::Auth read{server::AuthKind::kManagementToken, "organizations:read"};
   server::Auth write{server::AuthKind::kManagementToken, "organizations:write"};
-  const std::string base = "/api/v1/organizations/{organization_id}/domains";
-  app.add("POST", base, server::Route{.handler = create_domain, .auth = write});
-  app.add("GET", base, server::Route{.handler = list_domains, .auth = read});
-  app.add("GET", base + "/{domain_id}", server::Route{.handler = get_domain, .auth = read});
-  app.add("POST", base + "/{domain_id}/verify",
+  app.add("POST", "/api/v1/organizations/{organization_id}/domains",
+          server::Route{.handler = create_domain, .auth = write});
+  app.add("GET", "/api/v1/organizations/{organization_id}/domains",
+          server::Route{.handler = list_domains, .auth = read});
+  app.add("GET", "/api/v1/organizations/{organization_id}/domains/{domain_id}",
+          server::Route{.handler = get_domain, .auth = read});
+  app.add("POST", "/api/v1/organizations/{organization_id}/domains/{domain_id}/verify",
           server::Route{.handler = verify_domain, .auth = write});
-  app.add("DELETE", base + "/{domain_id}", server::Route{.handler = delete_domain, .auth = write});
+  app.add("DELETE", "/api/v1/organizations/{organization_id}/domains/{domain_id}",
+          server::Route{.handler = delete_domain, .auth = write});
 }
 
 }  // namespace portcullis::api_worker
