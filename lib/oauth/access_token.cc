@@ -13,13 +13,13 @@ constexpr size_t kMaxGrantIdBytes = 40;  // grants.id
 
 }  // namespace
 
-std::optional<std::string> grant_of_jti(std::string_view jti) {
+std::optional<std::string_view> grant_of_jti(std::string_view jti) {
   size_t dot = jti.find('.');
   if (dot == std::string_view::npos || dot > kMaxGrantIdBytes ||
       jti.substr(0, kGrantPrefix.size()) != kGrantPrefix) {
     return std::nullopt;
   }
-  return std::string(jti.substr(0, dot));
+  return jti.substr(0, dot);
 }
 
 Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,

@@ -36,8 +36,9 @@ struct AccessToken {
   int64_t expires_at = 0;
 };
 
-// The grant a jti names; nullopt for a jti of no grant (or one issued before jtis named grants).
-std::optional<std::string> grant_of_jti(std::string_view jti);
+// The grant a jti names (a view into `jti`); nullopt for a jti of no grant (or one issued
+// before jtis named grants).
+std::optional<std::string_view> grant_of_jti(std::string_view jti);
 
 // Unavailable when the ring has no signer yet (fresh store, or it could not be loaded).
 Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,

@@ -135,13 +135,13 @@ Status GrantStore::revoke_access_token(const std::string& jti, int64_t expires_a
 }
 
 Result<bool> GrantStore::is_access_token_revoked(const std::string& jti) {
-  std::optional<std::string> grant = grant_of_jti(jti);
+  const std::optional<std::string_view> grant = grant_of_jti(jti);
   // One round trip: the token's own deny-list entry, and whether its grant still stands.
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
       db_.query("SELECT EXISTS (SELECT 1 FROM access_tokens WHERE jti = ? AND revoked_at IS NOT "
                 "NULL), EXISTS (SELECT 1 FROM grants WHERE id = ? AND revoked_at IS NULL)",
-                {jti, grant.value_or("")}));
+                {jti, std::string(grant.value_or(""))}));
   if (rows.empty()) return Status::internal("no answer from the deny-list query");
   if (rows[0].boolean(0)) return true;
   return grant && !rows[0].boolean(1);

@@ -1,11 +1,25 @@
 #include "validation/deny_list.h"
 
+#include <optional>
+
+#include "oauth/access_token.h"
+
 namespace portcullis::validation {
 namespace {
 
 // Rows are stamped with the revoking worker's clock and may commit a little after: read that
 // far back every time (re-reading a row is harmless).
 constexpr int64_t kOverlapSeconds = 5;
+// No access token lives longer (contract §7: access_token_ttl_seconds is at most 86400), and
+// validators allow 60 s of clock skew.
+constexpr int64_t kLongestTokenSeconds = 86400 + 60;
+
+template <typename Map>
+void forget_before(Map& entries, int64_t now) {
+  for (auto it = entries.begin(); it != entries.end();) {
+    it = it->second < now ? entries.erase(it) : std::next(it);
+  }
+}
 
 }  // namespace
 
@@ -17,18 +31,26 @@ Status DenyList::sync_if_due(store::Db& db, int64_t now_ms, int64_t now) {
       db.query("SELECT jti, expires_at FROM access_tokens WHERE revoked_at >= ? AND "
                "expires_at > ?",
                {since_, now - 60}));
-  for (const auto& row : rows) revoked_.insert_or_assign(row.str(0), row.i64(1));
-  // Forget tokens that expired (with the validators' skew allowance) long enough ago.
-  for (auto it = revoked_.begin(); it != revoked_.end();) {
-    it = it->second + 60 < now ? revoked_.erase(it) : std::next(it);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows grants,
+      db.query("SELECT id, revoked_at FROM grants WHERE revoked_at >= ? AND revoked_at > ?",
+               {since_, now - kLongestTokenSeconds}));
+  // The skew allowance is added so that an entry outlives every validator's view of the token.
+  for (const auto& row : rows) revoked_.insert_or_assign(row.str(0), row.i64(1) + 60);
+  for (const auto& row : grants) {
+    revoked_grants_.insert_or_assign(row.str(0), row.i64(1) + kLongestTokenSeconds);
   }
+  forget_before(revoked_, now);
+  forget_before(revoked_grants_, now);
   since_ = now - kOverlapSeconds;
   synced_ = true;
   return Status::ok();
 }
 
 bool DenyList::revoked(std::string_view jti) const {
-  return revoked_.find(jti) != revoked_.end();
+  if (revoked_.find(jti) != revoked_.end()) return true;
+  const std::optional<std::string_view> grant = oauth::grant_of_jti(jti);
+  return grant && revoked_grants_.find(*grant) != revoked_grants_.end();
 }
 
 }  // namespace portcullis::validation

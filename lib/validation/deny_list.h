@@ -1,12 +1,17 @@
 // The revoked access tokens (contract §5: the `jti` deny-list) as a worker-local set, re-read
-// from the store every `sync_interval_ms`. A lookup is one hash-set probe, so the deny-list is
-// consulted on every request, cached tokens included; a revocation takes effect in every worker
-// within the sync interval (plus the time a worker may sit idle: the first request after an idle
-// spell syncs before it is answered).
+// from the store every `sync_interval_ms`. An access token is revoked when its jti is on the
+// deny-list (one token revoked through /oauth/revoke) or when the grant its jti names
+// (oauth/access_token.h) was revoked: code replay, refresh-token reuse, a revoked refresh token,
+// a deactivated user, a deleted client or resource. A lookup is one hash-set probe, so the
+// deny-list is consulted on every request, cached tokens included; a revocation takes effect in
+// every worker within the sync interval (plus the time a worker may sit idle: the first request
+// after an idle spell syncs before it is answered).
 //
-// Each sync reads only rows revoked since the previous one (the access_tokens_revoked index),
-// with a few seconds of overlap for rows committed late; entries leave the set once the token
-// has expired anyway. Not thread-safe: one per worker process.
+// Each sync reads only rows revoked since the previous one (the access_tokens_revoked and
+// grants_revoked indexes), with a few seconds of overlap for rows committed late; entries leave
+// the set once no token they cover can still be valid: a token at its expiry, a grant once the
+// longest access-token lifetime has passed since its revocation. Not thread-safe: one per worker
+// process.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +45,8 @@ class DenyList {
   int64_t last_sync_ms_ = 0;
   int64_t since_ = 0;  // revoked_at of the next query (Unix seconds)
   std::unordered_map<std::string, int64_t, Hash, std::equal_to<>> revoked_;  // jti → exp
+  // grant id → the time after which no access token of the grant can be valid
+  std::unordered_map<std::string, int64_t, Hash, std::equal_to<>> revoked_grants_;
 };
 
 }  // namespace portcullis::validation

@@ -5,11 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { http, managementToken, sleep, env } from './harness.mjs';
 import { startProtectedNginx, mintAccessToken, sqlRows } from './mcp-nginx.mjs';
+import { Browser, completeAuthorization } from './browser.mjs';
 
 const port = Number(env.PORTCULLIS_BASE_URL.split(':').pop()) + 7;  // the MCP server's nginx
 // A path of its own per run: server URLs are unique, and a kept-running stack remembers them.
@@ -164,6 +165,34 @@ test('seed §7: a revoked token is refused within the deny-list sync bound', asy
   assert.equal(rv.status, 200, rv.text);
   await sleep(1500);  // PORTCULLIS_VALIDATOR_DENYLIST_SYNC_MS defaults to 1000
   // Every worker: more requests than workers, each must be refused.
+  for (let i = 0; i < 8; i++) assert401(await call(mcpPath, `Bearer ${token}`), { error: true, what: 'revoked' });
+});
+
+test('revoking a grant (its refresh token) refuses the access tokens issued under it', async () => {
+  // A real flow: DCR, sign-in by e-mailed code, consent, code exchange. No token row exists per
+  // access token: the validator learns the grant's revocation and the jti names the grant.
+  const redirect = 'http://127.0.0.1:3000/cb';
+  const reg = await http(`/resources/${resource.id}/client_register`, {
+    method: 'POST', json: { client_name: 'grant revoker', redirect_uris: [redirect], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] },
+  });
+  assert.equal(reg.status, 201, reg.text);
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${env.PORTCULLIS_BASE_URL}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code', client_id: reg.json.client_id, redirect_uri: redirect, scope: 'demo:read', state: 's',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource: serverUrl,
+  })) url.searchParams.set(k, v);
+  const page = await completeAuthorization(new Browser(), url.href, `grant-${randomBytes(4).toString('hex')}@example.com`);
+  const code = new URL(page.location).searchParams.get('code');
+  const tokens = await http('/oauth/token', {
+    method: 'POST', form: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirect, client_id: reg.json.client_id },
+  });
+  assert.equal(tokens.status, 200, tokens.text);
+  const { access_token: token, refresh_token: refreshToken } = tokens.json;
+  for (let i = 0; i < 4; i++) assert.equal((await call(mcpPath, `Bearer ${token}`)).status, 200, 'valid before');
+  const rv = await http('/oauth/revoke', { method: 'POST', form: { token: refreshToken, token_type_hint: 'refresh_token', client_id: reg.json.client_id } });
+  assert.equal(rv.status, 200, rv.text);
+  await sleep(1500);  // PORTCULLIS_VALIDATOR_DENYLIST_SYNC_MS defaults to 1000
   for (let i = 0; i < 8; i++) assert401(await call(mcpPath, `Bearer ${token}`), { error: true, what: 'revoked' });
 });
 

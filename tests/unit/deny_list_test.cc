@@ -41,3 +41,42 @@ BOOST_AUTO_TEST_CASE(revocations_reach_the_worker_set_on_the_next_due_sync) {
   BOOST_REQUIRE(deny.sync_if_due(db, 5000, now + 700).is_ok());
   BOOST_TEST(!deny.revoked(first));
 }
+
+// Revoking a grant (refresh-token reuse, a revoked refresh token, a deactivated user...) revokes
+// every access token issued under it: their jtis name the grant, and no row exists per token.
+BOOST_AUTO_TEST_CASE(a_revoked_grant_revokes_the_tokens_whose_jti_names_it) {
+  auto config = testing::test_config();
+  if (!config) return;
+  store::Db db(config->db);
+  BOOST_REQUIRE(store::migrate(db, store::embedded_migrations()).is_ok());
+  oauth::GrantStore grants(db);
+  const int64_t now = 1'800'100'000;
+  oauth::Grant revoked{.user_id = "usr_" + std::string(26, '0'),
+                       .client_id = "dcr_deny_list_test",
+                       .resource_id = "res_" + std::string(26, '0'),
+                       .scope = "demo:read",
+                       .auth_time = now,
+                       .absolute_expires_at = now + 86400};
+  oauth::Grant standing = revoked;
+  BOOST_REQUIRE(grants.create(revoked).is_ok());
+  BOOST_REQUIRE(grants.create(standing).is_ok());
+  const std::string revoked_jti = revoked.id + "." + crypto::random_token(16);
+  const std::string standing_jti = standing.id + "." + crypto::random_token(16);
+
+  validation::DenyList deny(1000);
+  BOOST_REQUIRE(deny.sync_if_due(db, 0, now).is_ok());
+  BOOST_TEST(!deny.revoked(revoked_jti));
+
+  BOOST_REQUIRE(grants.revoke(revoked.id, "test", now + 1).is_ok());
+  BOOST_REQUIRE(deny.sync_if_due(db, 1000, now + 1).is_ok());
+  BOOST_TEST(deny.revoked(revoked_jti));
+  BOOST_TEST(deny.revoked(revoked.id + ".another-token-of-the-grant"));
+  BOOST_TEST(!deny.revoked(standing_jti));
+
+  // Kept while a token of the grant could still be valid (the longest lifetime is a day),
+  // forgotten after.
+  BOOST_REQUIRE(deny.sync_if_due(db, 2000, now + 86400).is_ok());
+  BOOST_TEST(deny.revoked(revoked_jti));
+  BOOST_REQUIRE(deny.sync_if_due(db, 3000, now + 86400 + 120).is_ok());
+  BOOST_TEST(!deny.revoked(revoked_jti));
+}
