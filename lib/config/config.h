@@ -63,6 +63,10 @@ struct Config {
   std::vector<std::string> cimd_allow_hosts;  // "host" or "host:port": exempt from the SSRF guard
   std::string outbound_ca_file;               // extra CA bundle, added to the system's
 
+  // DPoP proofs (RFC 9449): iat may differ from now by at most this, and a proof's jti is
+  // remembered this long; it bounds both a proof's lifetime and the clock skew tolerated.
+  int64_t dpop_iat_leeway_seconds = 60;
+
   // Browser sessions after sign-in (the session cookie's lifetime).
   int64_t session_lifetime_seconds = 12 * 3600;
 

@@ -1,6 +1,7 @@
 // RFC 9068 JWT access tokens (contract §4): header {"alg":"RS256","typ":"at+jwt","kid"},
 // claims iss, sub, aud (one string), client_id, scope, iat, nbf, exp, jti, and auth_time /
-// org_id when known. Signed with the key ring's current signer.
+// org_id when known, and cnf.jkt for a DPoP-bound token (RFC 9449 §6). Signed with the key ring's
+// current signer.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@ struct AccessTokenRequest {
   int64_t lifetime_seconds = 900;
   std::optional<int64_t> auth_time;
   std::string organization_id;
+  std::string dpop_jkt;  // non-empty: the token is bound to this key thumbprint (cnf.jkt)
 };
 
 struct AccessToken {

@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kGrantColumns =
     "g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.auth_time, g.organization_id, "
-    "g.absolute_expires_at, g.revoked_at";
+    "g.absolute_expires_at, g.revoked_at, g.dpop_jkt";
+constexpr size_t kGrantColumnCount = 10;
 
 Grant grant_from(const store::Row& r, size_t at = 0) {
   Grant g;
@@ -26,6 +27,7 @@ Grant grant_from(const store::Row& r, size_t at = 0) {
   g.organization_id = r.str(at + 6);
   g.absolute_expires_at = r.i64(at + 7);
   if (!r.is_null(at + 8)) g.revoked_at = r.i64(at + 8);
+  g.dpop_jkt = r.str(at + 9);
   return g;
 }
 
@@ -36,11 +38,12 @@ Status GrantStore::create(Grant& g) {
   return db_
       .execute(
           "INSERT INTO grants (id, user_id, client_id, resource_id, scope, auth_time, "
-          "organization_id, create_time, absolute_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
-          "?, ?)",
+          "organization_id, create_time, absolute_expires_at, dpop_jkt) VALUES (?, ?, ?, ?, ?, "
+          "?, ?, ?, ?, ?)",
           {g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.auth_time,
            g.organization_id.empty() ? store::Value(nullptr) : store::Value(g.organization_id),
-           db_now(), g.absolute_expires_at})
+           db_now(), g.absolute_expires_at,
+           g.dpop_jkt.empty() ? store::Value(nullptr) : store::Value(g.dpop_jkt)})
       .status();
 }
 
@@ -74,8 +77,8 @@ Result<LockedRefreshToken> GrantStore::lock_refresh_token(const std::string& tok
   if (rows.empty()) return Status::not_found("unknown refresh token");
   LockedRefreshToken out;
   out.grant = grant_from(rows[0]);
-  out.expires_at = rows[0].i64(9);
-  if (!rows[0].is_null(10)) out.rotated_at = rows[0].i64(10);
+  out.expires_at = rows[0].i64(kGrantColumnCount);
+  if (!rows[0].is_null(kGrantColumnCount + 1)) out.rotated_at = rows[0].i64(kGrantColumnCount + 1);
   return out;
 }
 
