@@ -273,3 +273,28 @@ test('oauth4webapi, a real DPoP client: discovery, authorization code with DPoP,
   assert.equal(refreshed.token_type, 'dpop');
   assert.deepEqual((await verifyAccessToken(refreshed.access_token)).cnf, { jkt });
 });
+
+test('the management API accepts a DPoP-bound token only with the DPoP scheme and a fresh proof', async () => {
+  const key = await newKey();
+  const t = await clientCredentials(await proof(key));
+  assert.equal(t.status, 200, t.text);
+  const token = t.json.access_token;
+  const url = `${baseUrl}/api/v1/resources`;
+  const get = (headers) => http('/api/v1/resources?page_size=1', { headers });
+  const apiProof = (overrides = {}) => proof(key, { htm: 'GET', htu: url, ath: athOf(token), ...overrides });
+
+  assert.equal((await get({ authorization: `Bearer ${token}` })).status, 401, 'a bound token sent as Bearer');
+  assert.equal((await get({ authorization: `DPoP ${token}` })).status, 401, 'no proof');
+  assert.equal((await get({ authorization: `DPoP ${token}`, dpop: await apiProof({ htu: `${baseUrl}/api/v1/users` }) })).status, 401, 'wrong htu');
+  assert.equal((await get({ authorization: `DPoP ${token}`, dpop: await apiProof({ htm: 'POST' }) })).status, 401, 'wrong htm');
+  assert.equal((await get({ authorization: `DPoP ${token}`, dpop: await apiProof({ ath: athOf('another token') }) })).status, 401, 'wrong ath');
+  assert.equal((await get({ authorization: `DPoP ${token}`, dpop: await proof(await newKey(), { htm: 'GET', htu: url, ath: athOf(token) }) })).status, 401, 'another key');
+  const good = await apiProof();
+  const ok = await get({ authorization: `DPoP ${token}`, dpop: good });
+  assert.equal(ok.status, 200, ok.text);
+  assert.equal((await get({ authorization: `DPoP ${token}`, dpop: good })).status, 401, 'a replayed proof');
+  // An unbound token is refused with the DPoP scheme, and still works as Bearer.
+  const bearer = await managementToken();
+  assert.equal((await get({ authorization: `DPoP ${bearer}`, dpop: await proof(key, { htm: 'GET', htu: url, ath: athOf(bearer) }) })).status, 401);
+  assert.equal((await get({ authorization: `Bearer ${bearer}` })).status, 200);
+});
