@@ -46,15 +46,16 @@ Status check_iat(const Json::Value& claims, const ProofRequest& request, Verifie
   const std::optional<int64_t> earliest = jose::numeric_date(*iat, /*round_up=*/false);
   const std::optional<int64_t> latest = jose::numeric_date(*iat, /*round_up=*/true);
   if (!earliest || !latest) return invalid_proof("DPoP proof iat must be a number");
-  // Written as differences so absurd values cannot overflow.
-  if (*latest > request.now && *latest - request.now > request.iat_leeway_seconds) {
+  // Saturating: neither a hostile iat nor an extreme clock may overflow.
+  if (*latest > jose::saturating_add(request.now, request.iat_leeway_seconds)) {
     return invalid_proof("DPoP proof iat is in the future");
   }
-  if (*earliest < request.now && request.now - *earliest > request.iat_leeway_seconds) {
+  if (*earliest < jose::saturating_add(request.now, -request.iat_leeway_seconds)) {
     return invalid_proof("DPoP proof is too old (iat)");
   }
   out.iat = *earliest;
-  out.replay_window_end = *latest + request.iat_leeway_seconds + 1;
+  out.replay_window_end =
+      jose::saturating_add(jose::saturating_add(*latest, request.iat_leeway_seconds), 1);
   return Status::ok();
 }
 

@@ -35,13 +35,6 @@ std::optional<int64_t> rounded_numeric_date(const Json::Value& value, Rounding r
   }
 }
 
-int64_t saturating_add(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) {
-    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  }
-  return sum;
-}
 
 // RFC 7515 §4.1.9: media types compare case-insensitively, and a typ without '/' means
 // "application/" + typ.
@@ -87,6 +80,14 @@ Status check_not_in_future(const Json::Value& claims, const char* name, const Cl
 
 bool typ_names(std::string_view typ, std::string_view expected) {
   return normalised_media_type(typ) == normalised_media_type(expected);
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return sum;
 }
 
 std::optional<int64_t> numeric_date(const Json::Value& value, bool round_up) {

@@ -20,6 +20,9 @@ bool typ_names(std::string_view typ, std::string_view expected);
 // it is not a finite JSON number. Values beyond the int64 range saturate.
 std::optional<int64_t> numeric_date(const Json::Value& value, bool round_up);
 
+// a + b, clamped to the int64 range: arithmetic on NumericDates taken from hostile tokens.
+int64_t saturating_add(int64_t a, int64_t b);
+
 struct ClaimChecks {
   std::string issuer;           // iss must equal this byte for byte
   std::string audience;         // aud must be this string or an array containing it
