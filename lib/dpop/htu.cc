@@ -21,6 +21,20 @@ bool is_unreserved(char c) {
          c == '.' || c == '_' || c == '~';
 }
 
+// A DNS name or IPv4 address (letters, digits, '-', '.', '_', '~'), or a bracketed IPv6
+// literal. parse_uri only splits, so anything else (a second ':', '%', sub-delims) is refused
+// here rather than normalised into something that means another host.
+bool is_plain_host(std::string_view host) {
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    return host.substr(1, host.size() - 2).find_first_not_of("0123456789abcdefABCDEF:.") ==
+           std::string_view::npos;
+  }
+  for (const char c : host) {
+    if (!is_unreserved(c)) return false;
+  }
+  return true;
+}
+
 // RFC 3986 §6.2.2.1 and §6.2.2.2.
 std::optional<std::string> normalize_escapes(std::string_view path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -95,7 +109,8 @@ std::optional<std::string> normalize_htu(std::string_view uri) {
     }
   }
   std::optional<oauth::UriParts> parts = oauth::parse_uri(uri);
-  if (!parts || !parts->has_authority || parts->has_userinfo || parts->host.empty()) {
+  if (!parts || !parts->has_authority || parts->has_userinfo || parts->host.empty() ||
+      !is_plain_host(parts->host)) {
     return std::nullopt;
   }
   std::string scheme;

@@ -35,7 +35,6 @@ std::optional<int64_t> rounded_numeric_date(const Json::Value& value, Rounding r
   }
 }
 
-
 // RFC 7515 §4.1.9: media types compare case-insensitively, and a typ without '/' means
 // "application/" + typ.
 std::string normalised_media_type(std::string_view typ) {

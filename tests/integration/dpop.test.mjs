@@ -1,15 +1,16 @@
 // DPoP (RFC 9449) over the real stack: the token endpoint binds tokens to the client's key
 // (token_type DPoP, cnf.jkt), refuses bad proofs with invalid_dpop_proof, binds public clients'
-// refresh tokens, honours dpop_jkt at /oauth/authorize; and a real DPoP client (oauth4webapi)
-// completes a whole flow. Proofs are made with `jose`, an implementation independent of ours.
-import { test, before } from 'node:test';
+// refresh tokens, honours dpop_jkt at /oauth/authorize; resource servers behind nginx
+// (auth_request validator) and the management API demand a fresh proof by the bound key; and a
+// real DPoP client (oauth4webapi) completes a whole flow up to the protected MCP server. Proofs are made with `jose`, an implementation independent of ours.
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, generateKeyPair, exportJWK, calculateJwkThumbprint, createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls, env, configFile, sleep } from './harness.mjs';
+import { createServer } from 'node:http';
+import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls, env, sleep } from './harness.mjs';
+import { startProtectedNginx, sqlRows } from './mcp-nginx.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 
 const uniq = () => randomBytes(4).toString('hex');
@@ -87,13 +88,8 @@ async function verifyAccessToken(token) {
 
 // The events recorded for a client, straight from the test stack's database.
 function eventsOf(clientId) {
-  const conf = Object.fromEntries(readFileSync(configFile, 'utf8').split('\n').map((l) => l.split('=')).filter((kv) => kv.length >= 2).map(([k, ...v]) => [k, v.join('=')]));
-  const out = execFileSync('mariadb', ['--socket', conf.PORTCULLIS_DB_SOCKET, '-u', conf.PORTCULLIS_DB_USER, `-p${readFileSync(conf.PORTCULLIS_DB_PASSWORD_FILE, 'utf8').trim()}`, '-N', '-B', conf.PORTCULLIS_DB_NAME,
-    '-e', `SELECT type, data FROM events WHERE client_id = '${clientId.replace(/[^A-Za-z0-9_]/g, '')}'`], { encoding: 'utf8' });
-  return out.split('\n').filter(Boolean).map((line) => {
-    const [type, data] = line.split('\t');
-    return { type, data: JSON.parse(data) };
-  });
+  return sqlRows(`SELECT type, data FROM events WHERE client_id = '${clientId.replace(/[^A-Za-z0-9_]/g, '')}'`)
+    .map(([type, data]) => ({ type, data: JSON.parse(data) }));
 }
 
 async function introspect(token) {
@@ -297,4 +293,127 @@ test('the management API accepts a DPoP-bound token only with the DPoP scheme an
   const bearer = await managementToken();
   assert.equal((await get({ authorization: `DPoP ${bearer}`, dpop: await proof(key, { htm: 'GET', htu: url, ath: athOf(bearer) }) })).status, 401);
   assert.equal((await get({ authorization: `Bearer ${bearer}` })).status, 200);
+});
+
+// ---------------------------------------------------------------------------------------------
+// At the resource: an MCP server behind its own nginx, protected by Portcullis' snippets.
+
+const mcpPort = Number(env.PORTCULLIS_BASE_URL.split(':').pop()) + 9;
+const mcpPath = `/mcp-dpop-${uniq()}`;
+const mcpUrl = `http://127.0.0.1:${mcpPort}${mcpPath}`;
+const prmUrl = `http://127.0.0.1:${mcpPort}/.well-known/oauth-protected-resource${mcpPath}`;
+let mcpResource;
+let mcpClient;
+let mcpNginx;
+let upstream;
+const upstreamSaw = [];
+
+before(async () => {
+  const r = await http('/api/v1/resources', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await managementToken()}` },
+    json: { name: 'DPoP-protected MCP', server_url: mcpUrl, scopes: [{ name: 'demo:read', description: 'Read' }] },
+  });
+  assert.equal(r.status, 201, r.text);
+  mcpResource = r.json;
+  const c = await http(`/resources/${mcpResource.id}/client_register`, { method: 'POST', json: { client_name: 'DPoP MCP client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+  assert.equal(c.status, 201, c.text);
+  mcpClient = c.json;
+  upstream = createServer((req, res) => {
+    upstreamSaw.push(req.headers);
+    res.setHeader('content-type', 'application/json');
+    res.end('{"ok":true}');
+  });
+  await new Promise((done) => upstream.listen(0, '127.0.0.1', done));
+  mcpNginx = await startProtectedNginx({
+    port: mcpPort, resourceId: mcpResource.id, name: `mcp-nginx-dpop-${mcpPort}`, serverBody: `
+        location = /_portcullis/auth/read {
+            include portcullis/mcp-validate.conf;
+            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read";
+        }
+        location ${mcpPath} {
+            auth_request /_portcullis/auth/read;
+            include portcullis/mcp-protect.conf;
+            include portcullis/mcp-proxy-headers.conf;
+            proxy_pass http://127.0.0.1:${upstream.address().port};
+        }`,
+  });
+});
+
+after(async () => {
+  mcpNginx?.stop();
+  await new Promise((done) => (upstream ? upstream.close(done) : done()));
+});
+
+async function callMcp({ authorization, dpop, method = 'POST', url = mcpUrl }) {
+  const headers = { 'content-type': 'application/json' };
+  if (authorization) headers.authorization = authorization;
+  if (dpop) headers.dpop = dpop;
+  const res = await fetch(url, { method, headers, body: method === 'POST' ? '{}' : undefined });
+  return { status: res.status, challenge: res.headers.get('www-authenticate'), text: await res.text() };
+}
+
+function assertDpopChallenge(r, error, what) {
+  assert.equal(r.status, 401, `${what}: ${r.text}`);
+  assert.match(r.challenge ?? '', new RegExp(`^DPoP error="${error}", error_description="[^"]+", algs="ES256 RS256 EdDSA", resource_metadata="${prmUrl.replace(/[.]/g, '\\.')}"$`), what);
+}
+
+test('at the MCP server: a bound token needs the DPoP scheme and a fresh proof by its key for that request', async () => {
+  const key = await newKey();
+  const t = await exchange(mcpClient, await codeFor(mcpClient, { resource: mcpUrl }), await proof(key));
+  assert.equal(t.status, 200, t.text);
+  assert.equal(t.json.token_type, 'DPoP');
+  const token = t.json.access_token;
+  const mcpProof = (overrides = {}) => proof(key, { htm: 'POST', htu: mcpUrl, ath: athOf(token), ...overrides });
+  const seenBefore = upstreamSaw.length;
+
+  assertDpopChallenge(await callMcp({ authorization: `Bearer ${token}` }), 'invalid_token', 'a bound token sent as Bearer');
+  assertDpopChallenge(await callMcp({ authorization: `Bearer ${token}`, dpop: await mcpProof() }), 'invalid_token', 'as Bearer even with a proof');
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${token}` }), 'invalid_dpop_proof', 'no proof');
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${token}`, dpop: await proof(await newKey(), { htm: 'POST', htu: mcpUrl, ath: athOf(token) }) }), 'invalid_dpop_proof', 'a proof for another key');
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${token}`, dpop: await mcpProof({ htu: `http://127.0.0.1:${mcpPort}/elsewhere` }) }), 'invalid_dpop_proof', 'wrong htu');
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${token}`, dpop: await mcpProof({ htm: 'GET' }) }), 'invalid_dpop_proof', 'wrong htm');
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${token}`, dpop: await mcpProof({ iat: nowSeconds() - 120 }) }), 'invalid_dpop_proof', 'old iat');
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${token}`, dpop: await mcpProof({ ath: athOf('another token') }) }), 'invalid_dpop_proof', 'wrong ath');
+  assert.equal(upstreamSaw.length, seenBefore, 'nothing refused reached the MCP server');
+
+  const good = await mcpProof();
+  const ok = await callMcp({ authorization: `DPoP ${token}`, dpop: good });
+  assert.equal(ok.status, 200, ok.text);
+  assert.match(upstreamSaw.at(-1)['x-portcullis-sub'], /^usr_/);
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${token}`, dpop: good }), 'invalid_dpop_proof', 'a replayed proof');
+  // Each request carries its own proof; the query string is not part of htu.
+  const again = await callMcp({ authorization: `DPoP ${token}`, dpop: await mcpProof(), url: `${mcpUrl}?session=1` });
+  assert.equal(again.status, 200, again.text);
+});
+
+test('at the MCP server: Bearer tokens are unaffected, and an unbound token sent as DPoP is refused', async () => {
+  const t = await exchange(mcpClient, await codeFor(mcpClient, { resource: mcpUrl }));
+  assert.equal(t.json.token_type, 'Bearer', t.text);
+  const r = await callMcp({ authorization: `Bearer ${t.json.access_token}` });
+  assert.equal(r.status, 200, r.text);
+  const key = await newKey();
+  assertDpopChallenge(await callMcp({ authorization: `DPoP ${t.json.access_token}`, dpop: await proof(key, { htu: mcpUrl, ath: athOf(t.json.access_token) }) }), 'invalid_token', 'an unbound token sent as DPoP');
+});
+
+test('oauth4webapi end to end: discovery from the MCP server\'s metadata, DPoP tokens, protected requests', async () => {
+  const options = { [oauth.allowInsecureRequests]: true };
+  // RFC 9728 → RFC 8414, as an MCP client discovers.
+  const prm = await (await fetch(prmUrl)).json();
+  const issuer = new URL(prm.authorization_servers[0]);
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: 'oauth2' }));
+  const client = { client_id: mcpClient.client_id };
+  const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint);
+  for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', resource: prm.resource })) url.searchParams.set(k, v);
+  const page = await completeAuthorization(new Browser(), url.href, `o4w-mcp-${uniq()}@example.com`);
+  const params = oauth.validateAuthResponse(as, client, new URL(page.location), state);
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, { ...options, DPoP }));
+  assert.equal(tokens.token_type, 'dpop');
+  for (let i = 0; i < 2; i += 1) {
+    const res = await oauth.protectedResourceRequest(tokens.access_token, 'POST', new URL(mcpUrl), new Headers({ 'content-type': 'application/json' }), '{}', { ...options, DPoP });
+    assert.equal(res.status, 200, await res.text());
+  }
 });
