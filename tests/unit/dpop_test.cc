@@ -236,7 +236,9 @@ BOOST_AUTO_TEST_CASE(htu_normalisation) {
   for (const char* bad :
        {"ftp://as.example/p", "https:/as.example/p", "https://user@as.example/", "https:///p",
         "https://as.example/%zz", "https://as.example/%4", "https://as.example/a b",
-        "https://as.example:99999/", "https://as.example:0/", "/relative", ""}) {
+        "https://as.example:99999/", "https://as.example:0/", "/relative", "",
+        "https://as.example:44ttps://as/x", "https://as%2Eexample/", "https://[::1%25eth0]/",
+        "https://a!b.example/"}) {
     BOOST_TEST(!dpop::normalize_htu(bad).has_value(), bad);
   }
   BOOST_TEST(!dpop::normalize_htu("https://as.example/" + std::string(4096, 'a')).has_value());
