@@ -1,5 +1,6 @@
 #include "validator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -157,6 +158,14 @@ Result<http::Response> Validator::validate(Context& ctx) {
   if (verdict.valid()) {
     const validation::AccessClaims& c = *verdict.claims;
     http::Response r = http::Response::empty(204);
+    // For mcp-validate-cached.conf: how long nginx may answer this token by itself. Never past
+    // expiry; never for DPoP, whose proofs are per request.
+    const int64_t reuse =
+        facts.dpop_proof
+            ? 0
+            : std::max<int64_t>(
+                  0, std::min(ctx.services.config.validator_nginx_cache_seconds, c.exp - now));
+    r.set_header("X-Accel-Expires", std::to_string(reuse));
     r.set_header("X-Portcullis-Sub", c.sub);
     r.set_header("X-Portcullis-Client-Id", c.client_id);
     r.set_header("X-Portcullis-Scope", c.scope);
@@ -170,6 +179,7 @@ Result<http::Response> Validator::validate(Context& ctx) {
     log::warn("validator cannot check tokens", {{"reason", verdict.reason}});
   }
   http::Response r = validation::challenge_response(verdict, target->metadata_url, scopes_);
+  r.set_header("X-Accel-Expires", "0");
   if (verdict.outcome == Outcome::kInsufficientScope) {
     r.set_header("X-Portcullis-Missing-Scope", verdict.missing_scope);
   }

@@ -75,14 +75,6 @@ Result<std::shared_ptr<Verifier>> Verifier::create(VerifierConfig config,
                                     std::move(proofs));
 }
 
-Result<std::shared_ptr<Verifier>> Verifier::for_jwks(VerifierConfig config, std::string jwks_url,
-                                                     outbound::Options fetch_options) {
-  if (jwks_url.empty()) return Status::invalid_argument("a verifier needs the JWKS URL");
-  auto keys = std::make_shared<JwksKeyCache>(std::move(jwks_url),
-                                             outbound_jwks_fetcher(std::move(fetch_options)));
-  return create(std::move(config), std::move(keys));
-}
-
 Verdict Verifier::verify_token(std::string_view token, int64_t now) const {
   // The key lookup may fail for want of keys (503) rather than for the token (401): remember
   // which, since verify_jwt only reports "no key".
