@@ -3,6 +3,7 @@
 #include "crypto/base64.h"
 #include "crypto/hash.h"
 #include "format/json.h"
+#include "jose/jwk.h"
 
 namespace portcullis::dpop {
 namespace {
@@ -10,18 +11,6 @@ namespace {
 bool member_is(const Json::Value& jwk, std::string_view name, std::string_view expected) {
   const Json::Value* member = json::find_member(jwk, name);
   return member != nullptr && member->isString() && member->asString() == expected;
-}
-
-Result<std::string> decode_member(const Json::Value& jwk, std::string_view name) {
-  const Json::Value* member = json::find_member(jwk, name);
-  if (member == nullptr || !member->isString()) {
-    return Status::invalid_argument("jwk member " + std::string(name) + " must be a string");
-  }
-  std::optional<std::string> bytes = crypto::base64url_decode(member->asString());
-  if (!bytes || bytes->empty()) {
-    return Status::invalid_argument("jwk member " + std::string(name) + " must be base64url");
-  }
-  return *std::move(bytes);
 }
 
 Status check_public_only(const Json::Value& jwk) {
@@ -67,8 +56,8 @@ Result<ProofKey> ProofKey::from_jwk(const Json::Value& jwk, std::string_view alg
     if (!member_is(jwk, "kty", "EC") || !member_is(jwk, "crv", "P-256")) {
       return Status::invalid_argument("ES256 needs an EC P-256 jwk");
     }
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string x, decode_member(jwk, "x"));
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string y, decode_member(jwk, "y"));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string x, jose::decode_jwk_member(jwk, "x"));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string y, jose::decode_jwk_member(jwk, "y"));
     PORTCULLIS_ASSIGN_OR_RETURN(crypto::P256PublicKey key,
                                 crypto::P256PublicKey::from_coordinates(x, y));
     return ProofKey(std::move(key), jwk_thumbprint({{"crv", "P-256"},
@@ -78,8 +67,8 @@ Result<ProofKey> ProofKey::from_jwk(const Json::Value& jwk, std::string_view alg
   }
   if (alg == "RS256") {
     if (!member_is(jwk, "kty", "RSA")) return Status::invalid_argument("RS256 needs an RSA jwk");
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string n, decode_member(jwk, "n"));
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string e, decode_member(jwk, "e"));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string n, jose::decode_jwk_member(jwk, "n"));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string e, jose::decode_jwk_member(jwk, "e"));
     PORTCULLIS_ASSIGN_OR_RETURN(crypto::RsaPublicKey key,
                                 crypto::RsaPublicKey::from_components(n, e));
     // From the parsed key: leading zero bytes a client added do not change the thumbprint.
@@ -92,7 +81,7 @@ Result<ProofKey> ProofKey::from_jwk(const Json::Value& jwk, std::string_view alg
     if (!member_is(jwk, "kty", "OKP") || !member_is(jwk, "crv", "Ed25519")) {
       return Status::invalid_argument("EdDSA needs an OKP Ed25519 jwk");
     }
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string x, decode_member(jwk, "x"));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string x, jose::decode_jwk_member(jwk, "x"));
     PORTCULLIS_ASSIGN_OR_RETURN(crypto::Ed25519PublicKey key,
                                 crypto::Ed25519PublicKey::from_bytes(x));
     return ProofKey(
