@@ -76,6 +76,7 @@ class Validator {
   // PORTCULLIS_REQUIRED_SCOPES as last split, so the split is not redone per request.
   std::string scopes_text_;
   std::vector<std::string> scopes_;
+  std::string scopes_joined_;
 };
 
 Result<ProtectedResource*> Validator::resource_for(Context& ctx, int64_t now) {
@@ -128,11 +129,19 @@ Result<http::Response> Validator::validate(Context& ctx) {
   if (scopes_text != scopes_text_) {
     scopes_text_ = std::string(scopes_text);
     scopes_ = format::scope_list(scopes_text_);
+    scopes_joined_ = format::join_scopes(scopes_);
   }
   if (Status synced = deny_list_.sync_if_due(ctx.services.db, now_ms, now); !synced.is_ok()) {
     log::warn("revocation deny-list not synced", {{"error", synced.to_string()}});
   }
 
+  // A CORS preflight never carries credentials (Fetch standard): refusing it would lock
+  // browser-based MCP clients out before they can send their token. The upstream answers it.
+  if (gateway_param(request, "PORTCULLIS_ORIGINAL_METHOD") == "OPTIONS") {
+    http::Response r = http::Response::empty(204);
+    r.set_header("X-Accel-Expires", "0");
+    return r;
+  }
   const auto authorization = request.headers.find("authorization");
   const auto proof = request.headers.find("dpop");
   validation::RequestFacts facts;
@@ -149,9 +158,8 @@ Result<http::Response> Validator::validate(Context& ctx) {
     verdict.scheme = scheme;
     failure = "revoked";
   }
-  const std::string joined_scopes = format::join_scopes(scopes_);
   const auto user_agent = request.headers.find("user-agent");
-  events_.record(verdict, target->resource.id, joined_scopes, request.remote_addr,
+  events_.record(verdict, target->resource.id, scopes_joined_, request.remote_addr,
                  user_agent == request.headers.end() ? std::string_view() : user_agent->second,
                  failure);
 
