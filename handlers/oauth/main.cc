@@ -4,6 +4,7 @@
 #include "cimd/cache.h"
 #include "client_register.h"
 #include "core/time.h"
+#include "dpop/replay_cache.h"
 #include "oauth/authorization.h"
 #include "oauth/codes.h"
 #include "oauth/grants.h"
@@ -36,14 +37,15 @@ void install_routes(server::App& app) {
     return **flow;
   });
 
-  // Expired codes, login requests, tokens and rate-limit windows (sessions and e-mail codes
-  // are pruned by the sign-in routes).
+  // Expired codes, login requests, tokens, DPoP proof jtis and rate-limit windows (sessions and
+  // e-mail codes are pruned by the sign-in routes).
   app.add_periodic("prune-oauth-state", 600, [](server::Services& s) -> Status {
     int64_t now = unix_now();
     PORTCULLIS_RETURN_IF_ERROR(oauth::CodeStore(s.db).prune(now));
     PORTCULLIS_RETURN_IF_ERROR(oauth::LoginRequestStore(s.db).prune(now));
     PORTCULLIS_RETURN_IF_ERROR(oauth::GrantStore(s.db).prune(now));
     PORTCULLIS_RETURN_IF_ERROR(cimd::prune_documents(s.db, now));
+    PORTCULLIS_RETURN_IF_ERROR(dpop::ReplayCache(s.db).prune(now));
     return ratelimit::Limiter(s.db).prune(now);
   });
 }

@@ -3,6 +3,8 @@
 #include "core/time.h"
 #include "crypto/base64.h"
 #include "crypto/hash.h"
+#include "dpop/proof.h"
+#include "dpop/replay_cache.h"
 #include "oauth/client_auth.h"
 #include "oauth/client_credentials.h"
 #include "oauth/token_grants.h"
@@ -35,11 +37,35 @@ bool is_client_error(const Status& st) {
   return st.reason() == "invalid_client" || st.code() == Code::kUnauthenticated;
 }
 
-Result<http::Response> user_token_response(const Result<oauth::UserTokens>& tokens, int64_t now) {
+// RFC 9449 §5: the DPoP proof of a token request, checked before any grant is looked at. Empty
+// when the request has no DPoP header (a Bearer token is issued), else the proof key's
+// thumbprint. A bad or replayed proof is 400 invalid_dpop_proof. Only this path touches the
+// replay cache, so requests without a proof pay nothing for DPoP.
+Result<std::string> dpop_key(server::Context& ctx, int64_t now) {
+  std::optional<std::string> header = ctx.request.header("dpop");
+  if (!header) return std::string();
+  const config::Config& config = ctx.services.config;
+  dpop::ProofRequest expected;
+  expected.method = ctx.request.method;
+  const std::string url = config.base_url + "/oauth/token";
+  expected.url = url;
+  expected.now = now;
+  expected.iat_leeway_seconds = config.dpop_iat_leeway_seconds;
+  PORTCULLIS_ASSIGN_OR_RETURN(dpop::VerifiedProof proof, dpop::verify_proof(*header, expected));
+  PORTCULLIS_RETURN_IF_ERROR(dpop::ReplayCache(ctx.services.db).remember(proof));
+  return std::move(proof.jkt);
+}
+
+const char* token_type(const std::string& dpop_jkt) {
+  return dpop_jkt.empty() ? "Bearer" : "DPoP";
+}
+
+Result<http::Response> user_token_response(const Result<oauth::UserTokens>& tokens, int64_t now,
+                                           const std::string& dpop_jkt) {
   if (!tokens) return tokens.status();
   Json::Value body(Json::objectValue);
   body["access_token"] = tokens->access_token.jwt;
-  body["token_type"] = "Bearer";
+  body["token_type"] = token_type(dpop_jkt);
   body["expires_in"] = static_cast<Json::Int64>(tokens->access_token.expires_at - now);
   body["scope"] = tokens->scope;
   if (tokens->refresh_token) body["refresh_token"] = *tokens->refresh_token;
@@ -76,6 +102,7 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
   }
   int64_t now = unix_now();
   (void)ctx.services.keys.refresh_if_stale(now);
+  PORTCULLIS_ASSIGN_OR_RETURN(const std::string dpop_jkt, dpop_key(ctx, now));
 
   if (*grant_type == "client_credentials") {
     // Management client ids are not published anywhere, so counting before authentication
@@ -83,7 +110,7 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
     PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, credentials->client_id, now));
     auto issued =
         oauth::grant_client_credentials(ctx.services.db, ctx.services.keys, ctx.services.config,
-                                        *credentials, form.get("scope"), now);
+                                        *credentials, form.get("scope"), now, dpop_jkt);
     if (!issued) {
       if (issued.status().reason() == "invalid_client") {
         return client_error(issued.status(), *credentials);
@@ -95,10 +122,11 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
     e.data["grant_type"] = "client_credentials";
     e.data["scope"] = issued->scope;
     e.data["jti"] = issued->token.jti;
+    e.data["token_type"] = token_type(dpop_jkt);
     ctx.events.add(std::move(e));
     Json::Value body(Json::objectValue);
     body["access_token"] = issued->token.jwt;
-    body["token_type"] = "Bearer";
+    body["token_type"] = token_type(dpop_jkt);
     body["expires_in"] = static_cast<Json::Int64>(issued->token.expires_at - now);
     body["scope"] = issued->scope;
     return no_store_json(body);
@@ -119,9 +147,11 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
   // failed attempts against it would let anyone lock a confidential client out.
   PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, client->client_id, now));
   if (*grant_type == "authorization_code") {
-    return user_token_response(oauth::redeem_authorization_code(ctx, *client, form, now), now);
+    return user_token_response(oauth::redeem_authorization_code(ctx, *client, form, now, dpop_jkt),
+                               now, dpop_jkt);
   }
-  return user_token_response(oauth::redeem_refresh_token(ctx, *client, form, now), now);
+  return user_token_response(oauth::redeem_refresh_token(ctx, *client, form, now, dpop_jkt), now,
+                             dpop_jkt);
 }
 
 }  // namespace portcullis::oauth_worker

@@ -7,11 +7,13 @@
 
 #include "core/time.h"
 #include "discovery/metadata.h"
+#include "dpop/replay_cache.h"
 #include "format/scope_list.h"
 #include "log/log.h"
 #include "oauth/resources.h"
 #include "validation/challenge.h"
 #include "validation/deny_list.h"
+#include "validation/dpop_checker.h"
 #include "validation/key_cache.h"
 #include "validation/token_cache.h"
 #include "validation/validation_events.h"
@@ -52,7 +54,13 @@ class Validator {
   explicit Validator(server::Services& services)
       : keys_(std::make_shared<validation::KeyRingKeys>(services.keys)),
         deny_list_(services.config.validator_denylist_sync_ms),
-        events_(services.config.validator_event_flush_ms) {}
+        events_(services.config.validator_event_flush_ms),
+        // RFC 9449 §7: bound tokens need a fresh proof; jtis go to the cluster-wide cache.
+        proofs_(std::make_shared<validation::DpopProofChecker>(
+            services.config.dpop_iat_leeway_seconds,
+            [&db = services.db](const dpop::VerifiedProof& proof) {
+              return dpop::ReplayCache(db).remember(proof);
+            })) {}
 
   Result<http::Response> validate(Context& ctx);
   Result<http::Response> metadata(Context& ctx);
@@ -63,6 +71,7 @@ class Validator {
   std::shared_ptr<validation::KeyRingKeys> keys_;
   validation::DenyList deny_list_;
   validation::ValidationEvents events_;
+  std::shared_ptr<const validation::DpopProofChecker> proofs_;
   std::map<std::string, std::unique_ptr<ProtectedResource>, std::less<>> resources_;
   // PORTCULLIS_REQUIRED_SCOPES as last split, so the split is not redone per request.
   std::string scopes_text_;
@@ -99,9 +108,8 @@ Result<ProtectedResource*> Validator::resource_for(Context& ctx, int64_t now) {
   validation::VerifierConfig config;
   config.issuer = loaded->issuer(ctx.services.config);
   config.audience = loaded->server_url;
-  // DPoP (RFC 9449): a ProofChecker given as create()'s third argument checks the proofs of
-  // bound tokens; without one they are refused (verifier.h, "DPoP seam").
-  PORTCULLIS_ASSIGN_OR_RETURN(entry->verifier, validation::Verifier::create(config, keys_));
+  PORTCULLIS_ASSIGN_OR_RETURN(entry->verifier,
+                              validation::Verifier::create(config, keys_, proofs_));
   entry->metadata_url = validation::protected_resource_metadata_url(loaded->server_url);
   entry->resource = std::move(loaded).value();
   entry->loaded_at = now;

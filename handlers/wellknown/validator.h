@@ -9,7 +9,9 @@
 //                                        (for DPoP's htm/htu).
 //       204  X-Portcullis-Sub, -Client-Id, -Scope, -Org-Id (when set), -Email (when set),
 //            -Token-Type: nginx passes them upstream.
-//       401  WWW-Authenticate of contract §6 (nginx forwards it).
+//       401  WWW-Authenticate of contract §6 (nginx forwards it); for a DPoP-bound token
+//            without the DPoP scheme or a fresh, matching proof, a DPoP challenge (RFC 9449
+//            §7.1) with error="invalid_token" or "invalid_dpop_proof" and resource_metadata.
 //       403  WWW-Authenticate and X-Portcullis-Missing-Scope (the snippet writes the seed's body).
 //       503  the keys cannot be loaded; 500 the location names no existing resource.
 //       A CORS preflight (original method OPTIONS) gets 204 without identity headers.

@@ -77,6 +77,9 @@ struct Config {
   // Where organization domain verification asks for TXT records (PORTCULLIS_DNS_NAMESERVER;
   // empty = the system's resolvers).
   dns::Nameserver dns_nameserver;
+  // DPoP proofs (RFC 9449): iat may differ from now by at most this, and a proof's jti is
+  // remembered this long; it bounds both a proof's lifetime and the clock skew tolerated.
+  int64_t dpop_iat_leeway_seconds = 60;
 
   // Browser sessions after sign-in (the session cookie's lifetime).
   int64_t session_lifetime_seconds = 12 * 3600;

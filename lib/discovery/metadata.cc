@@ -1,5 +1,6 @@
 #include "discovery/metadata.h"
 
+#include "dpop/proof_key.h"
 #include "management/scopes.h"
 
 namespace portcullis::discovery {
@@ -18,6 +19,10 @@ void add_shared_endpoints(const config::Config& config, Json::Value& m) {
   m["jwks_uri"] = config.base_url + "/keys";
   m["revocation_endpoint"] = config.base_url + "/oauth/revoke";
   m["introspection_endpoint"] = config.base_url + "/oauth/introspect";
+  // RFC 9449 §5.1: the token endpoint binds tokens to DPoP keys of these algorithms.
+  Json::Value algs(Json::arrayValue);
+  for (std::string_view alg : dpop::kProofAlgorithms) algs.append(std::string(alg));
+  m["dpop_signing_alg_values_supported"] = algs;
 }
 
 // OpenID Discovery 1.0 §3 requires these beside RFC 8414's; without them an OIDC client's

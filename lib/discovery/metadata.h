@@ -19,9 +19,10 @@ Json::Value environment_metadata(const config::Config& config);
 Json::Value environment_openid_configuration(const config::Config& config);
 
 // RFC 8414 metadata of a resource's issuer `{base_url}/resources/{id}`: the authorization
-// code flow with PKCE S256, `registration_endpoint` only while the resource's DCR switch is
-// on, `client_id_metadata_document_supported` true while its CIMD switch is on (false
-// otherwise), the resource's scopes.
+// code flow with PKCE S256, DPoP (dpop_signing_alg_values_supported, as for the environment),
+// `registration_endpoint` only while the resource's DCR switch is on,
+// `client_id_metadata_document_supported` true while its CIMD switch is on (false otherwise), the
+// resource's scopes.
 Json::Value resource_metadata(const config::Config& config, const oauth::Resource& resource);
 // The same plus the OpenID Discovery fields that make the document complete
 // (subject_types_supported, id_token_signing_alg_values_supported).

@@ -12,9 +12,8 @@ namespace {
 
 enum class Rounding { kDown, kUp };
 
-// A NumericDate as whole seconds, or nullopt when it is not a finite JSON number. Values beyond
-// the int64 range saturate, which keeps the comparisons below correct.
-std::optional<int64_t> numeric_date(const Json::Value& value, Rounding rounding) {
+// Saturation keeps the comparisons below correct for absurd values.
+std::optional<int64_t> rounded_numeric_date(const Json::Value& value, Rounding rounding) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
   switch (value.type()) {
@@ -34,14 +33,6 @@ std::optional<int64_t> numeric_date(const Json::Value& value, Rounding rounding)
     default:
       return std::nullopt;
   }
-}
-
-int64_t saturating_add(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) {
-    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-  }
-  return sum;
 }
 
 // RFC 7515 §4.1.9: media types compare case-insensitively, and a typ without '/' means
@@ -76,7 +67,7 @@ Status check_not_in_future(const Json::Value& claims, const char* name, const Cl
                            std::string_view failure) {
   const Json::Value* member = json::find_member(claims, name);
   if (member == nullptr) return Status::ok();
-  const std::optional<int64_t> when = numeric_date(*member, Rounding::kUp);
+  const std::optional<int64_t> when = rounded_numeric_date(*member, Rounding::kUp);
   if (!when) return Status::unauthenticated("token " + std::string(name) + " must be a number");
   if (*when > saturating_add(checks.now, checks.leeway_seconds)) {
     return Status::unauthenticated(std::string(failure));
@@ -85,6 +76,22 @@ Status check_not_in_future(const Json::Value& claims, const char* name, const Cl
 }
 
 }  // namespace
+
+bool typ_names(std::string_view typ, std::string_view expected) {
+  return normalised_media_type(typ) == normalised_media_type(expected);
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return sum;
+}
+
+std::optional<int64_t> numeric_date(const Json::Value& value, bool round_up) {
+  return rounded_numeric_date(value, round_up ? Rounding::kUp : Rounding::kDown);
+}
 
 Status check_claims(const DecodedJwt& jwt, const ClaimChecks& checks) {
   if (checks.issuer.empty() || checks.audience.empty() || checks.typ.empty()) {
@@ -95,7 +102,7 @@ Status check_claims(const DecodedJwt& jwt, const ClaimChecks& checks) {
 
   const Json::Value* typ = json::find_member(jwt.header, "typ");
   if (typ == nullptr || !typ->isString()) return Status::unauthenticated("token has no typ header");
-  if (normalised_media_type(typ->asString()) != normalised_media_type(checks.typ)) {
+  if (!typ_names(typ->asString(), checks.typ)) {
     return Status::unauthenticated("token typ is not the expected type");
   }
 
@@ -109,7 +116,7 @@ Status check_claims(const DecodedJwt& jwt, const ClaimChecks& checks) {
 
   const Json::Value* exp = json::find_member(jwt.claims, "exp");
   if (exp == nullptr) return Status::unauthenticated("token has no exp claim");
-  const std::optional<int64_t> expires = numeric_date(*exp, Rounding::kDown);
+  const std::optional<int64_t> expires = rounded_numeric_date(*exp, Rounding::kDown);
   if (!expires) return Status::unauthenticated("token exp must be a number");
   if (checks.now >= saturating_add(*expires, checks.leeway_seconds)) {
     return Status::unauthenticated("token has expired");

@@ -3,12 +3,25 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "jose/jwt.h"
 
 namespace portcullis::jose {
+
+// RFC 7515 §4.1.9: whether a typ header names the media type `expected` (case-insensitive,
+// "application/" implied when there is no '/').
+bool typ_names(std::string_view typ, std::string_view expected);
+
+// A NumericDate as whole seconds (fractions rounded down, or up when round_up), or nullopt when
+// it is not a finite JSON number. Values beyond the int64 range saturate.
+std::optional<int64_t> numeric_date(const Json::Value& value, bool round_up);
+
+// a + b, clamped to the int64 range: arithmetic on NumericDates taken from hostile tokens.
+int64_t saturating_add(int64_t a, int64_t b);
 
 struct ClaimChecks {
   std::string issuer;           // iss must equal this byte for byte

@@ -13,19 +13,6 @@ bool is_string_equal(const Json::Value* value, std::string_view expected) {
   return value != nullptr && value->isString() && value->asString() == expected;
 }
 
-Result<std::string> decode_component(const Json::Value& jwk, std::string_view name) {
-  const Json::Value* value = json::find_member(jwk, name);
-  if (value == nullptr || !value->isString()) {
-    return Status::invalid_argument("JWK member " + std::string(name) + " must be a string");
-  }
-  std::optional<std::string> bytes = crypto::base64url_decode(value->asString());
-  if (!bytes || bytes->empty()) {
-    return Status::invalid_argument("JWK member " + std::string(name) +
-                                    " must be non-empty base64url without padding");
-  }
-  return *std::move(bytes);
-}
-
 // Whether a JWKS entry is meant as an RS256 signing key (true) or for something else (false).
 // A purpose member of the wrong JSON type is an error, not a reason to skip the key.
 Result<bool> is_rs256_signing_key(const Json::Value& jwk) {
@@ -46,6 +33,19 @@ Result<bool> is_rs256_signing_key(const Json::Value& jwk) {
 }
 
 }  // namespace
+
+Result<std::string> decode_jwk_member(const Json::Value& jwk, std::string_view name) {
+  const Json::Value* value = json::find_member(jwk, name);
+  if (value == nullptr || !value->isString()) {
+    return Status::invalid_argument("JWK member " + std::string(name) + " must be a string");
+  }
+  std::optional<std::string> bytes = crypto::base64url_decode(value->asString());
+  if (!bytes || bytes->empty()) {
+    return Status::invalid_argument("JWK member " + std::string(name) +
+                                    " must be non-empty base64url without padding");
+  }
+  return *std::move(bytes);
+}
 
 Json::Value public_jwk(const crypto::RsaPublicKey& key, std::string_view kid) {
   Json::Value jwk(Json::objectValue);
@@ -76,8 +76,8 @@ Result<crypto::RsaPublicKey> parse_rsa_jwk(const Json::Value& jwk) {
       return Status::invalid_argument("JWK contains private key material");
     }
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string n, decode_component(jwk, "n"));
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string e, decode_component(jwk, "e"));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string n, decode_jwk_member(jwk, "n"));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string e, decode_jwk_member(jwk, "e"));
   return crypto::RsaPublicKey::from_components(n, e);
 }
 

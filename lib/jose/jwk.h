@@ -20,6 +20,10 @@ inline constexpr size_t kMaxJwksBytes = 256 * 1024;
 // of their minimal big-endian bytes.
 Json::Value public_jwk(const crypto::RsaPublicKey& key, std::string_view kid);
 
+// The bytes of a JWK member holding base64url (n, e, x, y, ...). invalid_argument when it is
+// missing, not a string, empty or not strict base64url.
+Result<std::string> decode_jwk_member(const Json::Value& jwk, std::string_view name);
+
 // The RS256 verification key a JWK describes. invalid_argument unless: it is an object, kty is
 // "RSA", n and e are non-empty strict base64url, alg (if present) is "RS256", use (if present)
 // is "sig", it carries no private members (d, p, q, dp, dq, qi, oth), and the key meets

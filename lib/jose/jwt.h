@@ -41,6 +41,11 @@ struct DecodedJwt {
 // (jku, jwk, x5u, x5c) are ignored: keys come only from the caller.
 Result<DecodedJwt> decode_jwt(std::string_view token);
 
+// The structural half of decode_jwt for JWS types whose header rules differ from access
+// tokens' (DPoP proofs choose their own alg and carry their key): the same size, segment,
+// base64url and JSON-object rules, but alg, crit, typ and kid are left to the caller.
+Result<DecodedJwt> decode_compact_jws(std::string_view token);
+
 // Returns the verification key for a kid, or nullptr when there is none. The pointer need only
 // stay valid until verify_jwt returns.
 using KeyForKid = std::function<const crypto::RsaPublicKey*(std::string_view kid)>;

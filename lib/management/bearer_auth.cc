@@ -1,26 +1,53 @@
 #include "management/bearer_auth.h"
 
-#include <strings.h>
-
 #include "core/time.h"
+#include "dpop/presentation.h"
+#include "dpop/replay_cache.h"
 #include "format/scope_list.h"
 #include "jose/claims.h"
 #include "jose/jwt.h"
 #include "management/api_clients.h"
 #include "management/scopes.h"
 #include "oauth/client_credentials.h"
+#include "validation/extractor.h"
 
 namespace portcullis::management {
+namespace {
+
+// RFC 9449 §7: a token the client bound to its DPoP key (client_credentials with a proof) is
+// accepted only with the DPoP scheme and a fresh proof by that key for this request.
+Status check_dpop(const http::Request& request, server::Services& services,
+                  const jose::DecodedJwt& decoded, const validation::ExtractedToken& extracted,
+                  int64_t now) {
+  const std::string bound = dpop::bound_key(decoded.claims);
+  const bool dpop_scheme = extracted.scheme == validation::TokenScheme::kDPoP;
+  if (bound.empty() && !dpop_scheme) return Status::ok();  // the common case: no store access
+  const std::optional<std::string> proof = request.header("dpop");
+  const std::string url = services.config.base_url + request.path;
+  dpop::Presentation presentation;
+  presentation.dpop_scheme = dpop_scheme;
+  presentation.access_token = extracted.token;
+  presentation.proof = proof;
+  presentation.method = request.method;
+  presentation.url = url;
+  presentation.now = now;
+  presentation.iat_leeway_seconds = services.config.dpop_iat_leeway_seconds;
+  dpop::ReplayCache replay(services.db);
+  Status st = dpop::check_presentation(
+      bound, presentation, [&](const dpop::VerifiedProof& p) { return replay.remember(p); });
+  if (st.is_ok() || st.code() != Code::kUnauthenticated) return st;
+  return Status::unauthenticated("the access token is not valid: " + st.message());
+}
+
+}  // namespace
 
 Result<server::Caller> authenticate_management_token(const http::Request& request,
                                                      const server::Auth& auth,
                                                      server::Services& services) {
   auto header = request.header("authorization");
-  if (!header || header->size() <= 7 || strncasecmp(header->c_str(), "Bearer ", 7) != 0) {
-    return Status::unauthenticated("a Bearer management token is required");
-  }
-  std::string_view token = std::string_view(*header).substr(7);
-  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  const validation::ExtractedToken extracted = validation::extract_token(header);
+  if (!extracted.ok()) return Status::unauthenticated("a Bearer management token is required");
+  const std::string_view token = extracted.token;
   int64_t now = unix_now();
   (void)services.keys.refresh_if_stale(now);
   auto decoded =
@@ -34,6 +61,7 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   if (Status st = jose::check_claims(*decoded, checks); !st.is_ok()) {
     return Status::unauthenticated("the access token is not valid: " + st.message());
   }
+  PORTCULLIS_RETURN_IF_ERROR(check_dpop(request, services, *decoded, extracted, now));
   const Json::Value& sub = decoded->claims["sub"];
   if (!sub.isString()) return Status::unauthenticated("the access token has no subject");
   ApiClientStore clients(services.db);

@@ -44,6 +44,7 @@ Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTok
   claims["jti"] = out.jti;
   if (request.auth_time) claims["auth_time"] = static_cast<Json::Int64>(*request.auth_time);
   if (!request.organization_id.empty()) claims["org_id"] = request.organization_id;
+  if (!request.dpop_jkt.empty()) claims["cnf"]["jkt"] = request.dpop_jkt;
   PORTCULLIS_ASSIGN_OR_RETURN(out.jwt,
                               jose::sign_jwt(claims, "at+jwt", signer->id, signer->private_key));
   return out;

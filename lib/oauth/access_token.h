@@ -1,6 +1,7 @@
 // RFC 9068 JWT access tokens (contract §4): header {"alg":"RS256","typ":"at+jwt","kid"},
 // claims iss, sub, aud (one string), client_id, scope, iat, nbf, exp, jti, and auth_time /
-// org_id when known. Signed with the key ring's current signer.
+// org_id when known, and cnf.jkt for a DPoP-bound token (RFC 9449 §6). Signed with the key ring's
+// current signer.
 //
 // The jti of a token issued under a grant is "<grant id>.<random>": whoever checks the deny-list
 // (introspection, the validator) finds the grant from the token alone, so revoking a grant
@@ -27,6 +28,7 @@ struct AccessTokenRequest {
   std::optional<int64_t> auth_time;
   std::string organization_id;
   std::string grant_id;  // empty for tokens of no grant (management tokens)
+  std::string dpop_jkt;  // non-empty: the token is bound to this key thumbprint (cnf.jkt)
 };
 
 struct AccessToken {

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "core/time.h"
+#include "crypto/base64.h"
+#include "crypto/hash.h"
 #include "format/scope_list.h"
 #include "http/request.h"
 #include "identity/session_store.h"
@@ -43,6 +45,12 @@ http::Response redirect_error(const std::string& redirect_uri, const std::string
 
 http::Response bad_request_page(const std::string& message) {
   return pages::error_page(400, "This sign-in request cannot continue", message);
+}
+
+// base64url of a SHA-256 digest (RFC 7638), as dpop_jkt carries it (RFC 9449 §10).
+bool is_jwk_thumbprint(const std::string& value) {
+  const std::optional<std::string> digest = crypto::base64url_decode(value);
+  return digest && digest->size() == crypto::kSha256Bytes;
 }
 
 bool prompt_has(const std::string& prompt, std::string_view value) {
@@ -161,6 +169,7 @@ class AuthorizationFlow final : public LoginFlow {
     binding.user_id = request.user_id;
     binding.auth_time = request.auth_time;
     binding.nonce = request.nonce;
+    binding.dpop_jkt = request.dpop_jkt;
     PORTCULLIS_ASSIGN_OR_RETURN(std::string code, CodeStore(services_.db).issue(binding, now));
     return http::Response::see_other(
         with_params(request.redirect_uri,
@@ -294,6 +303,10 @@ Result<http::Response> authorize(server::Context& ctx) {
   if (state.size() > 2048 || params.get_or("nonce", "").size() > 512) {
     return fail("invalid_request", "state or nonce is too long");
   }
+  const std::string dpop_jkt = params.get_or("dpop_jkt", "");
+  if (!dpop_jkt.empty() && !is_jwk_thumbprint(dpop_jkt)) {
+    return fail("invalid_request", "dpop_jkt is not a JWK SHA-256 thumbprint");
+  }
 
   LoginRequest login;
   login.client_id = client->client_id;
@@ -305,6 +318,7 @@ Result<http::Response> authorize(server::Context& ctx) {
   login.nonce = params.get_or("nonce", "");
   login.prompt = prompt;
   login.login_hint = params.get_or("login_hint", "").substr(0, 320);
+  login.dpop_jkt = dpop_jkt;
 
   // A browser that is already signed in skips the sign-in pages unless prompt=login.
   identity::SessionStore sessions(ctx.services.db, ctx.services.config);

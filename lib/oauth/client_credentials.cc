@@ -14,7 +14,7 @@ Result<IssuedToken> grant_client_credentials(store::Db& db, const keys::KeyRing&
                                              const config::Config& config,
                                              const ClientCredentials& credentials,
                                              const std::optional<std::string>& requested_scope,
-                                             int64_t now) {
+                                             int64_t now, const std::string& dpop_jkt) {
   if (credentials.method == ClientCredentials::Method::kNone) {
     return Status::unauthenticated("client_credentials needs a client secret")
         .with_reason("invalid_client");
@@ -46,6 +46,7 @@ Result<IssuedToken> grant_client_credentials(store::Db& db, const keys::KeyRing&
   request.client_id = client->id;
   request.scope = out.scope;
   request.lifetime_seconds = config.management_token_lifetime_seconds;
+  request.dpop_jkt = dpop_jkt;
   PORTCULLIS_ASSIGN_OR_RETURN(out.token, mint_access_token(keys, request, now));
   return out;
 }

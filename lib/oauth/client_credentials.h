@@ -22,12 +22,13 @@ struct IssuedToken {
 };
 
 // Errors carry the OAuth error as reason: invalid_client (unknown client, wrong secret, no
-// secret), invalid_scope (a scope the client was not granted).
+// secret), invalid_scope (a scope the client was not granted). A non-empty `dpop_jkt` (the key
+// of the request's verified DPoP proof) binds the token to that key (cnf.jkt, RFC 9449).
 Result<IssuedToken> grant_client_credentials(store::Db& db, const keys::KeyRing& keys,
                                              const config::Config& config,
                                              const ClientCredentials& credentials,
                                              const std::optional<std::string>& requested_scope,
-                                             int64_t now);
+                                             int64_t now, const std::string& dpop_jkt);
 
 // `{base_url}/api`: the audience of every management token.
 std::string management_audience(const config::Config& config);

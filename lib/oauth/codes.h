@@ -24,6 +24,7 @@ struct CodeBinding {
   int64_t auth_time = 0;
   std::string organization_id;
   std::string nonce;
+  std::string dpop_jkt;  // RFC 9449 §10: redeemable only with a proof made with this key
 };
 
 struct StoredCode {

@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kGrantColumns =
     "g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.auth_time, g.organization_id, "
-    "g.absolute_expires_at, g.revoked_at";
+    "g.absolute_expires_at, g.revoked_at, g.dpop_jkt";
+constexpr size_t kGrantColumnCount = 10;
 
 Grant grant_from(const store::Row& r, size_t at = 0) {
   Grant g;
@@ -27,6 +28,7 @@ Grant grant_from(const store::Row& r, size_t at = 0) {
   g.organization_id = r.str(at + 6);
   g.absolute_expires_at = r.i64(at + 7);
   if (!r.is_null(at + 8)) g.revoked_at = r.i64(at + 8);
+  g.dpop_jkt = r.str(at + 9);
   return g;
 }
 
@@ -52,11 +54,12 @@ Status GrantStore::create(Grant& g) {
   return db_
       .execute(
           "INSERT INTO grants (id, user_id, client_id, resource_id, scope, auth_time, "
-          "organization_id, create_time, absolute_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
-          "?, ?)",
+          "organization_id, create_time, absolute_expires_at, dpop_jkt) VALUES (?, ?, ?, ?, ?, "
+          "?, ?, ?, ?, ?)",
           {g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.auth_time,
            g.organization_id.empty() ? store::Value(nullptr) : store::Value(g.organization_id),
-           db_now(), g.absolute_expires_at})
+           db_now(), g.absolute_expires_at,
+           g.dpop_jkt.empty() ? store::Value(nullptr) : store::Value(g.dpop_jkt)})
       .status();
 }
 
@@ -87,16 +90,17 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& toke
                 {crypto::sha256(token)}));
   if (rows.empty()) return Status::not_found("unknown refresh token");
   const store::Row& r = rows[0];
+  constexpr size_t at = kGrantColumnCount;
   RefreshTokenState out;
   out.grant = grant_from(r);
-  out.expires_at = r.i64(9);
-  out.rotated = r.boolean(10);
-  if (!r.is_null(11)) out.user_active = r.boolean(11);
-  if (!r.is_null(12)) {
+  out.expires_at = r.i64(at);
+  out.rotated = r.boolean(at + 1);
+  if (!r.is_null(at + 2)) out.user_active = r.boolean(at + 2);
+  if (!r.is_null(at + 3)) {
     Resource resource;
-    resource.id = r.str(12);
-    resource.server_url = r.str(13);
-    resource.access_token_ttl_seconds = static_cast<int>(r.i64(14));
+    resource.id = r.str(at + 3);
+    resource.server_url = r.str(at + 4);
+    resource.access_token_ttl_seconds = static_cast<int>(r.i64(at + 5));
     out.resource = std::move(resource);
   }
   return out;

@@ -33,6 +33,7 @@ struct Grant {
   std::string organization_id;
   int64_t absolute_expires_at = 0;
   std::optional<int64_t> revoked_at;
+  std::string dpop_jkt;  // non-empty: refresh needs a DPoP proof with this key (RFC 9449 §5)
 };
 
 // A presented refresh token with everything a refresh decides on, read in one query.

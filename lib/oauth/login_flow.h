@@ -32,6 +32,7 @@ struct LoginRequest {
   std::string nonce;
   std::string prompt;      // "", "none", "login", "consent"
   std::string login_hint;  // an e-mail address, may be empty
+  std::string dpop_jkt;    // RFC 9449 §10: the code will be bound to this DPoP key thumbprint
   std::string user_id;     // set once the user signed in
   int64_t auth_time = 0;
   std::string csrf_token;  // every form of the flow carries it; compared in constant time

@@ -17,6 +17,7 @@ Json::Value to_params(const LoginRequest& r) {
   p["nonce"] = r.nonce;
   p["prompt"] = r.prompt;
   p["login_hint"] = r.login_hint;
+  if (!r.dpop_jkt.empty()) p["dpop_jkt"] = r.dpop_jkt;
   return p;
 }
 
@@ -69,6 +70,7 @@ Result<LoginRequest> LoginRequestStore::get(const std::string& id, int64_t now) 
   r.nonce = text(*params, "nonce");
   r.prompt = text(*params, "prompt");
   r.login_hint = text(*params, "login_hint");
+  r.dpop_jkt = text(*params, "dpop_jkt");
   r.user_id = row.str(4);
   r.auth_time = row.i64(5);
   r.csrf_token = row.str(6);

@@ -27,9 +27,25 @@ Status invalid_client(std::string message) {
   return Status::unauthenticated(std::move(message)).with_reason("invalid_client");
 }
 
+// RFC 9449 §5: a public client's refresh tokens are bound to its DPoP key, since nothing else
+// ties them to the client; a confidential client authenticates at every refresh, so only its
+// access tokens are bound.
+std::string refresh_binding(const ClientInfo& client, const std::string& dpop_jkt) {
+  return client.is_public() ? dpop_jkt : std::string();
+}
+
+// A code or grant bound to a key is redeemed only with a proof made with that key.
+Status check_dpop_binding(const std::string& bound_jkt, const std::string& dpop_jkt,
+                          const char* what) {
+  if (bound_jkt.empty() || bound_jkt == dpop_jkt) return Status::ok();
+  if (dpop_jkt.empty()) return invalid_grant(std::string(what) + " is DPoP-bound: send a proof");
+  return invalid_grant(std::string(what) + " is bound to another DPoP key");
+}
+
 // A user token for a grant, its jti naming the grant (access_token.h).
 Result<AccessToken> mint_for_grant(server::Services& services, const Resource& resource,
-                                   const Grant& grant, const std::string& scope, int64_t now) {
+                                   const Grant& grant, const std::string& scope, int64_t now,
+                                   const std::string& dpop_jkt) {
   AccessTokenRequest request;
   request.issuer = resource.issuer(services.config);
   request.subject = grant.user_id;
@@ -40,6 +56,7 @@ Result<AccessToken> mint_for_grant(server::Services& services, const Resource& r
   request.auth_time = grant.auth_time;
   request.organization_id = grant.organization_id;
   request.grant_id = grant.id;
+  request.dpop_jkt = dpop_jkt;
   return mint_access_token(services.keys, request, now);
 }
 
@@ -66,11 +83,15 @@ events::Event token_event(server::Context& ctx, std::string type, const Grant& g
 // The event of a successful grant, and the client's last use (which keeps DCR clients from
 // being pruned while they are in use).
 void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const Grant& grant,
-                          const UserTokens& out, const char* type, const char* grant_type) {
+                          const UserTokens& out, const char* type, const char* grant_type,
+                          const std::string& dpop_jkt) {
   events::Event e = token_event(ctx, type, grant);
   e.data["grant_type"] = grant_type;
   e.data["scope"] = out.scope;
   e.data["jti"] = out.access_token.jti;
+  e.data["token_type"] = dpop_jkt.empty() ? "Bearer" : "DPoP";
+  if (!dpop_jkt.empty()) e.data["dpop_jkt"] = dpop_jkt;
+  if (!grant.dpop_jkt.empty()) e.data["refresh_token_dpop_bound"] = true;
   ctx.events.add(std::move(e));
   (void)ClientStore(ctx.services.db).touch(client.client_id);
 }
@@ -120,7 +141,8 @@ Result<ClientInfo> authenticate_client(server::Services& services,
 }
 
 Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
-                                             const http::Form& form, int64_t now) {
+                                             const http::Form& form, int64_t now,
+                                             const std::string& dpop_jkt) {
   if (!client.allows_grant("authorization_code")) {
     return Status::invalid_argument("this client may not use the authorization code grant")
         .with_reason("unauthorized_client");
@@ -168,6 +190,7 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
     if (!verifier_matches_challenge(verifier, b.code_challenge)) {
       return invalid_grant("code_verifier does not match the code_challenge");
     }
+    PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(b.dpop_jkt, dpop_jkt, "the code"));
     PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(b.resource_id));
     if (auto indicator = form.get("resource");
         indicator && !resource_indicator_matches(resource, *indicator)) {
@@ -183,10 +206,11 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
     grant.auth_time = b.auth_time;
     grant.organization_id = b.organization_id;
     grant.absolute_expires_at = now + services.config.refresh_token_absolute_seconds;
+    grant.dpop_jkt = refresh_binding(client, dpop_jkt);
     PORTCULLIS_RETURN_IF_ERROR(grants.create(grant));
     PORTCULLIS_RETURN_IF_ERROR(codes.mark_used(code, grant.id, now));
     PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
-                                mint_for_grant(services, resource, grant, b.scope, now));
+                                mint_for_grant(services, resource, grant, b.scope, now, dpop_jkt));
     out.refresh_token.reset();
     if (client.allows_grant("refresh_token")) {
       PORTCULLIS_ASSIGN_OR_RETURN(
@@ -209,12 +233,13 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, "token.issued", "authorization_code");
+  record_tokens_issued(ctx, client, grant, out, "token.issued", "authorization_code", dpop_jkt);
   return out;
 }
 
 Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& client,
-                                        const http::Form& form, int64_t now) {
+                                        const http::Form& form, int64_t now,
+                                        const std::string& dpop_jkt) {
   if (!client.allows_grant("refresh_token")) {
     return Status::invalid_argument("this client may not use refresh tokens")
         .with_reason("unauthorized_client");
@@ -246,6 +271,7 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   if (presented->expires_at <= now || grant.absolute_expires_at <= now) {
     return invalid_grant("the refresh token has expired");
   }
+  PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(grant.dpop_jkt, dpop_jkt, "the refresh token"));
   if (!presented->user_active) return invalid_grant("the user no longer exists");
   if (!*presented->user_active) return invalid_grant("the user is deactivated");
   if (!presented->resource) return invalid_grant("the resource no longer exists");
@@ -271,7 +297,7 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   out.scope = format::join_scopes(scopes);
   // Signed before the rotation is stored, so a signing failure leaves the presented token live.
   PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
-                              mint_for_grant(services, resource, grant, out.scope, now));
+                              mint_for_grant(services, resource, grant, out.scope, now, dpop_jkt));
   auto rotated =
       grants.rotate_refresh_token(grant, token, now, services.config.refresh_token_idle_seconds);
   if (!rotated) {
@@ -283,7 +309,7 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, "token.refreshed", "refresh_token");
+  record_tokens_issued(ctx, client, grant, out, "token.refreshed", "refresh_token", dpop_jkt);
   return out;
 }
 

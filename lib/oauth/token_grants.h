@@ -36,13 +36,20 @@ struct UserTokens {
   std::string resource_id;
 };
 
+// DPoP (RFC 9449): `dpop_jkt` is the thumbprint of the key of the request's verified DPoP proof,
+// or "" when it sent none. A non-empty one binds the access token (cnf.jkt) and, for public
+// clients, the grant's refresh tokens; a bound grant or code refreshes or redeems only with a
+// proof made with its key (invalid_grant otherwise).
+//
 // REQUIRES: `client` authenticated. Errors carry the OAuth error as reason (invalid_grant,
 // invalid_request, invalid_target, invalid_scope). Records token.issued (and, on a replayed
 // code, token.revoked) on ctx.events.
 Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
-                                             const http::Form& form, int64_t now);
+                                             const http::Form& form, int64_t now,
+                                             const std::string& dpop_jkt);
 // Records token.refreshed, or token.refresh_reuse_detected when a rotated-out token comes back.
 Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& client,
-                                        const http::Form& form, int64_t now);
+                                        const http::Form& form, int64_t now,
+                                        const std::string& dpop_jkt);
 
 }  // namespace portcullis::oauth

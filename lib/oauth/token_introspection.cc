@@ -75,10 +75,11 @@ Result<Json::Value> introspect(server::Services& services, const std::string& to
     Json::Value v(Json::objectValue);
     v["active"] = true;
     for (const char* name :
-         {"scope", "client_id", "sub", "aud", "iss", "exp", "iat", "nbf", "jti"}) {
+         {"scope", "client_id", "sub", "aud", "iss", "exp", "iat", "nbf", "jti", "cnf"}) {
       if (const Json::Value* m = json::find_member(c, name)) v[name] = *m;
     }
-    v["token_type"] = "Bearer";
+    // RFC 9449 §6.2: a DPoP-bound token says so, with its key's thumbprint in cnf.
+    v["token_type"] = json::find_member(c, "cnf") ? "DPoP" : "Bearer";
     return v;
   }
   PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services.db, token));

@@ -11,7 +11,8 @@
 namespace portcullis::server {
 namespace {
 
-constexpr const char* kCorsAllowHeaders = "Authorization, Content-Type, MCP-Protocol-Version";
+// DPoP: browser-based clients send their proof (RFC 9449 §4.1) in a header of that name.
+constexpr const char* kCorsAllowHeaders = "Authorization, Content-Type, MCP-Protocol-Version, DPoP";
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;

@@ -2,6 +2,7 @@
 
 #include <json/value.h>
 
+#include "dpop/presentation.h"
 #include "format/json.h"
 #include "format/scope_list.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 // An auth-param value as an RFC 9110 quoted-string.
 void append_param(std::string& out, std::string_view name, std::string_view value) {
-  if (out.size() > std::string_view("Bearer").size()) out += ',';
+  if (out.find('=') != std::string::npos) out += ',';
   out += ' ';
   out += name;
   out += "=\"";
@@ -40,6 +41,14 @@ std::string protected_resource_metadata_url(std::string_view server_url) {
 
 std::string www_authenticate(const Verdict& verdict, std::string_view resource_metadata_url,
                              std::string_view required_scopes) {
+  if (verdict.outcome == Outcome::kInvalidToken && !verdict.dpop_error.empty()) {
+    std::string out = "DPoP";
+    append_param(out, "error", verdict.dpop_error);
+    append_param(out, "error_description", verdict.reason);
+    out += ", " + dpop::supported_algs_param();
+    append_param(out, "resource_metadata", resource_metadata_url);
+    return out;
+  }
   std::string out = "Bearer";
   switch (verdict.outcome) {
     case Outcome::kValid:
@@ -83,7 +92,9 @@ http::Response challenge_response(const Verdict& verdict, std::string_view resou
       body["error_description"] = "The token cannot be checked right now; retry later.";
       r.set_header("Retry-After", "5");
     } else {
-      body["error"] = verdict.outcome == Outcome::kNoToken ? "invalid_request" : "invalid_token";
+      body["error"] = verdict.outcome == Outcome::kNoToken ? "invalid_request"
+                      : verdict.dpop_error.empty()         ? "invalid_token"
+                                                           : verdict.dpop_error;
       body["error_description"] = verdict.outcome == Outcome::kNoToken
                                       ? "An access token is required."
                                       : "The access token is invalid.";

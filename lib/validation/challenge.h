@@ -7,6 +7,9 @@
 //   403  WWW-Authenticate: Bearer error="insufficient_scope", scope="<missing>",
 //   resource_metadata="<PRM URL>"
 //        body {"error":"insufficient_scope","error_description":"Required scope: <missing>"}
+//   401  for a DPoP refusal (RFC 9449 §7.1): WWW-Authenticate: DPoP error="invalid_dpop_proof"
+//        (or "invalid_token"), error_description="…", algs="ES256 RS256 EdDSA",
+//        resource_metadata="<PRM URL>"
 //   503  the keys could not be loaded: Retry-After, nothing else to say
 #pragma once
 

@@ -50,6 +50,9 @@ struct Verdict {
   std::string reason;
   // kInsufficientScope: the required scopes the token lacks, space-separated.
   std::string missing_scope;
+  // RFC 9449 §7.1: set ("invalid_token" or "invalid_dpop_proof") when a DPoP rule refused the
+  // token; the challenge is then a DPoP one.
+  std::string dpop_error;
   // How the token was presented (meaningful once a token was extracted).
   TokenScheme scheme = TokenScheme::kBearer;
   // Set for kValid and kInsufficientScope (who was refused is worth logging). Shared so a

@@ -45,6 +45,7 @@ test('/keys is a JWKS of RS256 keys, cacheable, open to any origin', async () =>
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get('access-control-allow-origin'), '*');
   assert.match(pre.headers.get('access-control-allow-headers'), /MCP-Protocol-Version/i);
+  assert.match(pre.headers.get('access-control-allow-headers'), /\bDPoP\b/);
 });
 
 test('a management token is an RS256 at+jwt that jose verifies against /keys', async () => {

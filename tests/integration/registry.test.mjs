@@ -373,6 +373,7 @@ test('discovery: the four metadata URLs serve one exact document per resource', 
     scopes_supported: ['todo:read', 'todo:write'],
     client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,
+    dpop_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
   });
   assert.deepEqual(openid, {
     ...oauth,

@@ -44,7 +44,9 @@ BOOST_AUTO_TEST_CASE(resource_metadata_has_exactly_the_contract_fields) {
   BOOST_TEST(m["scopes_supported"][1].asString() == "todo:write");
   BOOST_TEST(m["client_id_metadata_document_supported"].asBool());
   BOOST_TEST(m["authorization_response_iss_parameter_supported"].asBool());
-  BOOST_TEST(m.size() == 15u);
+  BOOST_TEST(m["dpop_signing_alg_values_supported"].size() == 3u);
+  BOOST_TEST(m["dpop_signing_alg_values_supported"][0].asString() == "ES256");
+  BOOST_TEST(m.size() == 16u);
   BOOST_TEST(!format::contains_null(m));
 }
 

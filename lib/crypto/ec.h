@@ -1,0 +1,56 @@
+// Elliptic-curve public keys that verify JWS signatures (RFC 7518 §3.4, RFC 8037 §3.1):
+// ES256 (ECDSA on P-256 with SHA-256) and EdDSA (Ed25519). Clients choose these keys (DPoP
+// proofs, RFC 9449), so they are parsed strictly: a P-256 point must lie on the curve, and
+// signatures have their fixed JWS length.
+//
+// The keys are immutable after parsing and move-only; const methods may run on several threads.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace portcullis::crypto {
+
+inline constexpr size_t kP256CoordinateBytes = 32;
+inline constexpr size_t kEd25519KeyBytes = 32;
+
+class P256PublicKey {
+ public:
+  // The point (x, y), each exactly 32 big-endian bytes as in a JWK. invalid_argument when the
+  // point is not on the curve (or is the point at infinity).
+  static Result<P256PublicKey> from_coordinates(std::string_view x, std::string_view y);
+
+  // True only when sig is a JWS ES256 signature of data: r || s, 32 bytes each.
+  bool verify_es256(std::string_view data, std::string_view sig) const;
+
+  P256PublicKey(P256PublicKey&&) noexcept;
+  P256PublicKey& operator=(P256PublicKey&&) noexcept;
+  ~P256PublicKey();
+
+ private:
+  struct State;
+  explicit P256PublicKey(std::unique_ptr<const State> state);
+  std::unique_ptr<const State> state_;
+};
+
+class Ed25519PublicKey {
+ public:
+  // The 32-byte public key of RFC 8032. invalid_argument for any other length.
+  static Result<Ed25519PublicKey> from_bytes(std::string_view x);
+
+  // True only when sig is a 64-byte Ed25519 signature of data.
+  bool verify_eddsa(std::string_view data, std::string_view sig) const;
+
+  Ed25519PublicKey(Ed25519PublicKey&&) noexcept;
+  Ed25519PublicKey& operator=(Ed25519PublicKey&&) noexcept;
+  ~Ed25519PublicKey();
+
+ private:
+  struct State;
+  explicit Ed25519PublicKey(std::unique_ptr<const State> state);
+  std::unique_ptr<const State> state_;
+};
+
+}  // namespace portcullis::crypto

@@ -1,0 +1,26 @@
+#include "validation/dpop_checker.h"
+
+namespace portcullis::validation {
+
+Verdict DpopProofChecker::check(Verdict verified, std::string_view token,
+                                const RequestFacts& request, int64_t now) const {
+  dpop::Presentation presentation;
+  presentation.dpop_scheme = verified.scheme == TokenScheme::kDPoP;
+  presentation.access_token = token;
+  presentation.proof = request.dpop_proof;
+  presentation.method = request.method;
+  presentation.url = request.url;
+  presentation.now = now;
+  presentation.iat_leeway_seconds = iat_leeway_seconds_;
+  const std::string_view bound = verified.claims ? verified.claims->cnf_jkt : std::string_view();
+  const Status st = dpop::check_presentation(bound, presentation, remember_);
+  if (st.is_ok()) return verified;
+  Verdict refused = Verdict::refuse(
+      st.code() == Code::kUnavailable ? Outcome::kUnavailable : Outcome::kInvalidToken,
+      st.message());
+  refused.scheme = verified.scheme;
+  refused.dpop_error = st.reason();
+  return refused;
+}
+
+}  // namespace portcullis::validation
