@@ -231,6 +231,10 @@ Result<Config> from_settings(const Settings& s) {
       c.session_lifetime_seconds,
       parse_int(s, "PORTCULLIS_SESSION_TTL_SECONDS", 12 * 3600, 300, 30 * 86400));
   PORTCULLIS_RETURN_IF_ERROR(load_smtp(s, c.smtp));
+  c.demo_resource_id = get(s, "PORTCULLIS_DEMO_RESOURCE_ID");
+  if (!c.demo_resource_id.empty() && c.demo_resource_id.rfind("res_", 0) != 0) {
+    return Status::invalid_argument("PORTCULLIS_DEMO_RESOURCE_ID must be a resource id (res_...)");
+  }
   return c;
 }
 

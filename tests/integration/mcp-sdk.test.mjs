@@ -6,11 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { http, baseUrl, managementToken } from './harness.mjs';
-import { Browser, completeAuthorization } from './browser.mjs';
+import { ScriptedProvider, connect as connectTo, withAuth } from './mcp-client.mjs';
 import { startMcpServer } from './mcp-server-fixture.mjs';
 
 let mcp;
@@ -31,73 +28,11 @@ before(async () => {
 
 after(() => mcp?.close());
 
-// An OAuthClientProvider whose "browser" is our scripted one: it signs the user in with the
-// e-mailed code and clicks Allow.
-class ScriptedProvider {
-  // grantTypes: the SDK 1.x refreshes instead of re-authorizing on a 403 when it holds a
-  // refresh token, so a refresh can never widen the scope; step-up needs a client without one.
-  constructor(email, { grantTypes = ['authorization_code', 'refresh_token'], clientMetadataUrl } = {}) {
-    this.email = email;
-    this.grantTypes = grantTypes;
-    this.browser = new Browser();
-    this.clientMetadataUrl = clientMetadataUrl;
-    this.redirects = [];
-    this._client = undefined;
-    this._tokens = undefined;
-    this._verifier = undefined;
-    this._state = randomBytes(8).toString('hex');
-  }
-  get redirectUrl() { return 'http://127.0.0.1:3000/callback'; }
-  get clientMetadata() {
-    return { client_name: 'MCP SDK e2e', redirect_uris: [this.redirectUrl], grant_types: this.grantTypes, response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  state() { return this._state; }
-  clientInformation() { return this._client; }
-  saveClientInformation(info) { this._client = info; }
-  tokens() { return this._tokens; }
-  saveTokens(t) { this._tokens = t; }
-  saveCodeVerifier(v) { this._verifier = v; }
-  codeVerifier() { return this._verifier; }
-  async redirectToAuthorization(url) {
-    this.redirects.push(url);
-    const page = await completeAuthorization(this.browser, url.href, this.email);
-    const back = new URL(page.location);
-    assert.equal(back.searchParams.get('state'), this._state);
-    assert.equal(back.searchParams.get('iss'), `${baseUrl}/resources/${resource.id}`);
-    this.code = back.searchParams.get('code');
-    assert.ok(this.code, `authorization failed: ${page.location}`);
-  }
-}
-
-async function connect(provider) {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const transport = new StreamableHTTPClientTransport(new URL(mcp.state.url), { authProvider: provider });
-    const client = new Client({ name: 'portcullis-e2e', version: '1.0.0' });
-    try {
-      await client.connect(transport);
-      return { client, transport };
-    } catch (e) {
-      if (!(e instanceof UnauthorizedError)) throw e;
-      await transport.finishAuth(provider.code);
-    }
-  }
-  throw new Error('could not connect');
-}
-
-async function withAuth(provider, session, op) {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      return await op();
-    } catch (e) {
-      if (!(e instanceof UnauthorizedError)) throw e;
-      await session.transport.finishAuth(provider.code);
-    }
-  }
-  throw new Error('operation kept failing authorization');
-}
+const connect = (provider) => connectTo(provider, mcp.state.url);
+const newProvider = (email, options = {}) => new ScriptedProvider(email, { issuer: mcp.state.issuer, ...options });
 
 test('MCP SDK client: discovery, DCR, sign-in, consent, token, tool call, step-up on 403', async () => {
-  const provider = new ScriptedProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`, { grantTypes: ['authorization_code'] });
+  const provider = newProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`, { grantTypes: ['authorization_code'] });
   const session = await connect(provider);
   assert.match(provider._client.client_id, /^dcr_/, 'registered by DCR');
   const first = new URL(provider.redirects[0]);
@@ -123,7 +58,7 @@ test('MCP SDK client: discovery, DCR, sign-in, consent, token, tool call, step-u
 });
 
 test('MCP SDK client: a rejected access token is replaced through the rotating refresh token', async () => {
-  const provider = new ScriptedProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`);
+  const provider = newProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`);
   const session = await connect(provider);
   const firstRefresh = provider._tokens.refresh_token;
   assert.ok(firstRefresh, 'a refresh token for a client with the grant');
