@@ -185,8 +185,19 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   };
 
-  PORTCULLIS_ASSIGN_OR_RETURN(HttpsUrl url, parse_https_url(url_text));
-  const bool exempt = host_allowed(options.allow_hosts, url);
+  // Plain http is read with the https parser's rules (same host and path grammar), then held to
+  // a loopback IP literal, which never leaves the machine.
+  const bool plain_http = options.allow_loopback_http && url_text.rfind("http://", 0) == 0;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      HttpsUrl url, parse_https_url(plain_http ? "https://" + std::string(url_text.substr(7))
+                                               : std::string(url_text)));
+  if (plain_http) {
+    if (!url.ip || special_use_block(*url.ip) != "loopback") {
+      return Status::invalid_argument("an http URL must name a loopback address");
+    }
+    if (!url.explicit_port) url.port = 80;
+  }
+  const bool exempt = plain_http || host_allowed(options.allow_hosts, url);
   std::vector<IpAddress> addresses;
   if (url.ip) {
     addresses.push_back(*url.ip);
@@ -233,7 +244,8 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
   if (remaining.count() <= 0) return timed_out(options);
   auto connect_timeout = std::min(options.connect_timeout, remaining);
 
-  bool ok = set(h, CURLOPT_URL, url_string.c_str()) && set(h, CURLOPT_PROTOCOLS_STR, "https") &&
+  bool ok = set(h, CURLOPT_URL, url_string.c_str()) &&
+            set(h, CURLOPT_PROTOCOLS_STR, plain_http ? "http" : "https") &&
             set(h, CURLOPT_REDIR_PROTOCOLS_STR, "https") && set(h, CURLOPT_FOLLOWLOCATION, 0L) &&
             set(h, CURLOPT_MAXREDIRS, 0L) && set(h, CURLOPT_HTTPGET, 1L) &&
             // An empty proxy overrides https_proxy & co. from the environment: a proxy would make

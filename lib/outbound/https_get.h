@@ -39,6 +39,10 @@ struct Options {
   std::chrono::milliseconds timeout{5000};
   std::chrono::milliseconds connect_timeout{3000};
   std::string accept = "application/json";
+  // Also accept http://<loopback IP literal>[:port]/… (127.0.0.0/8, ::1): for URLs an operator
+  // configures on a local stack (a JWKS at http://127.0.0.1:8080/keys), never for URLs a client
+  // chooses. Any other http:// URL is still refused.
+  bool allow_loopback_http = false;
   // Empty: resolve_host. Tests set it to answer for names no DNS server knows.
   Resolver resolver;
 };

@@ -1,0 +1,105 @@
+#include "validation/key_cache.h"
+
+#include "jose/jwk.h"
+#include "log/log.h"
+
+namespace portcullis::validation {
+
+JwksFetcher outbound_jwks_fetcher(outbound::Options options) {
+  options.max_body_bytes = jose::kMaxJwksBytes;
+  options.accept = "application/jwk-set+json, application/json";
+  return [options = std::move(options)](const std::string& url) -> Result<std::string> {
+    PORTCULLIS_ASSIGN_OR_RETURN(outbound::Response response, outbound::https_get(url, options));
+    if (response.status != 200) {
+      return Status::unavailable("the JWKS endpoint answered HTTP " +
+                                 std::to_string(response.status));
+    }
+    return std::move(response.body);
+  };
+}
+
+JwksKeyCache::JwksKeyCache(std::string jwks_url, JwksFetcher fetcher, JwksCacheOptions options)
+    : url_(std::move(jwks_url)), fetcher_(std::move(fetcher)), options_(options) {}
+
+int64_t JwksKeyCache::fetch_count() const {
+  std::shared_lock lock(mu_);
+  return fetches_;
+}
+
+Status JwksKeyCache::fetch_locked(int64_t now) {
+  {
+    std::unique_lock lock(mu_);
+    attempted_ = true;
+    last_attempt_ = now;
+    ++fetches_;
+  }
+  if (!fetcher_) return Status::internal("the JWKS cache has no fetcher");
+  auto body = fetcher_(url_);
+  if (!body) {
+    log::warn("JWKS fetch failed", {{"url", url_}, {"error", body.status().to_string()}});
+    return body.status();
+  }
+  auto parsed = jose::parse_jwks(*body);
+  if (!parsed) {
+    log::warn("JWKS refused", {{"url", url_}, {"error", parsed.status().to_string()}});
+    return Status::unavailable("the JWKS document is not usable: " + parsed.status().message());
+  }
+  auto map = std::make_shared<KeyMap>();
+  for (auto& [kid, key] : *parsed) {
+    if (kid.empty()) continue;  // a token must name its key
+    map->emplace(kid, std::make_shared<const crypto::RsaPublicKey>(std::move(key)));
+  }
+  std::unique_lock lock(mu_);
+  keys_ = std::move(map);
+  fetched_at_ = now;
+  return Status::ok();
+}
+
+Status JwksKeyCache::refresh(int64_t now) {
+  std::lock_guard fetch_lock(fetch_mu_);
+  return fetch_locked(now);
+}
+
+Result<std::shared_ptr<const crypto::RsaPublicKey>> JwksKeyCache::find(std::string_view kid,
+                                                                       int64_t now) {
+  // Fast path: a shared lock, one map lookup, one reference count increment.
+  {
+    std::shared_lock lock(mu_);
+    if (keys_ && now - fetched_at_ < options_.max_age_seconds) {
+      auto it = keys_->find(kid);
+      if (it != keys_->end()) return it->second;
+    }
+  }
+  auto fetch_due = [&] {
+    std::shared_lock lock(mu_);
+    return !attempted_ || now - last_attempt_ >= options_.min_refresh_seconds;
+  };
+  if (fetch_due()) {
+    std::lock_guard fetch_lock(fetch_mu_);
+    // Another thread may have fetched while this one waited for the lock.
+    if (fetch_due()) (void)fetch_locked(now);
+  }
+  // The set as it now is; a stale one still answers while a refetch is not due or failed.
+  std::shared_lock lock(mu_);
+  if (!keys_) return Status::unavailable("the issuer's keys could not be loaded");
+  auto it = keys_->find(kid);
+  if (it != keys_->end()) return it->second;
+  return std::shared_ptr<const crypto::RsaPublicKey>();
+}
+
+Result<std::shared_ptr<const crypto::RsaPublicKey>> KeyRingKeys::find(std::string_view kid,
+                                                                      int64_t now) {
+  (void)ring_.refresh_if_stale(now);
+  const crypto::RsaPublicKey* key = ring_.public_key(kid);
+  if (key == nullptr && now - last_forced_reload_ >= min_reload_seconds_) {
+    // A key minted by another node a moment ago: the ring may not have seen it yet.
+    last_forced_reload_ = now;
+    (void)ring_.reload(now);
+    key = ring_.public_key(kid);
+  }
+  if (!ring_.loaded()) return Status::unavailable("the signing keys could not be loaded");
+  // Aliasing constructor with no owner: no allocation, the ring owns the key.
+  return std::shared_ptr<const crypto::RsaPublicKey>(std::shared_ptr<void>(), key);
+}
+
+}  // namespace portcullis::validation

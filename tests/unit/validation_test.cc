@@ -1,0 +1,299 @@
+#define BOOST_TEST_MODULE validation
+#include <atomic>
+#include <boost/test/unit_test.hpp>
+#include <thread>
+
+#include "format/json.h"
+#include "jose/jwk.h"
+#include "jose/jwt.h"
+#include "validation/challenge.h"
+#include "validation/extractor.h"
+#include "validation/key_cache.h"
+#include "validation/verifier.h"
+
+namespace {
+
+using namespace portcullis;
+using namespace portcullis::validation;
+
+constexpr int64_t kNow = 1'800'000'000;
+const std::string kIssuer = "https://auth.example.com/resources/res_01";
+const std::string kAudience = "https://mcp.example.com/mcp";
+
+const crypto::RsaPrivateKey& key_a() {
+  static const auto key = crypto::RsaPrivateKey::generate(2048).value();
+  return key;
+}
+const crypto::RsaPrivateKey& key_b() {
+  static const auto key = crypto::RsaPrivateKey::generate(2048).value();
+  return key;
+}
+
+std::string jwks_with(
+    std::initializer_list<std::pair<const crypto::RsaPrivateKey*, std::string>> keys) {
+  Json::Value doc(Json::objectValue);
+  doc["keys"] = Json::Value(Json::arrayValue);
+  for (const auto& [key, kid] : keys) doc["keys"].append(jose::public_jwk(key->public_key(), kid));
+  return json::write(doc);
+}
+
+Json::Value claims(std::string scope = "demo:read") {
+  Json::Value c(Json::objectValue);
+  c["iss"] = kIssuer;
+  c["aud"] = kAudience;
+  c["sub"] = "usr_01";
+  c["client_id"] = "dcr_01";
+  c["scope"] = scope;
+  c["iat"] = static_cast<Json::Int64>(kNow - 10);
+  c["nbf"] = static_cast<Json::Int64>(kNow - 10);
+  c["exp"] = static_cast<Json::Int64>(kNow + 600);
+  c["jti"] = "jti-1";
+  c["org_id"] = "org_acme";
+  return c;
+}
+
+std::string sign(const Json::Value& c, const crypto::RsaPrivateKey& key = key_a(),
+                 std::string kid = "ka", std::string typ = "at+jwt") {
+  return jose::sign_jwt(c, typ, kid, key).value();
+}
+
+// A fetcher that serves `body` and counts calls; `fail` makes it answer an error.
+struct FakeJwks {
+  std::string body = jwks_with({{&key_a(), "ka"}});
+  bool fail = false;
+  std::atomic<int> calls{0};
+  JwksFetcher fetcher() {
+    return [this](const std::string&) -> Result<std::string> {
+      ++calls;
+      if (fail) return Status::unavailable("down");
+      return body;
+    };
+  }
+};
+
+std::shared_ptr<Verifier> make_verifier(FakeJwks& jwks,
+                                        std::shared_ptr<const ProofChecker> proofs = {}) {
+  auto cache = std::make_shared<JwksKeyCache>("https://auth.example.com/keys", jwks.fetcher());
+  return Verifier::create({kIssuer, kAudience}, cache, std::move(proofs)).value();
+}
+
+std::string bearer(const std::string& token) {
+  return "Bearer " + token;
+}
+
+BOOST_AUTO_TEST_CASE(extractor_reads_bearer_and_dpop_and_says_why_not) {
+  BOOST_TEST((extract_token(std::nullopt).problem == ExtractProblem::kMissing));
+  BOOST_TEST((extract_token("").problem == ExtractProblem::kMissing));
+  BOOST_TEST((extract_token("Basic dXNlcjpwdw==").problem == ExtractProblem::kNotBearer));
+  BOOST_TEST((extract_token("Bearer").problem == ExtractProblem::kMalformed));
+  BOOST_TEST((extract_token("Bearer a b").problem == ExtractProblem::kMalformed));
+  BOOST_TEST((extract_token("Bearer a\"b").problem == ExtractProblem::kMalformed));
+  BOOST_TEST((extract_token("Bearer ==").problem == ExtractProblem::kMalformed));
+  auto ok = extract_token("bEaReR   abc.def-_~+/=");
+  BOOST_TEST(ok.ok());
+  BOOST_TEST(ok.token == "abc.def-_~+/=");
+  auto dpop = extract_token("DPoP x.y.z");
+  BOOST_TEST(dpop.ok());
+  BOOST_TEST((dpop.scheme == TokenScheme::kDPoP));
+}
+
+BOOST_AUTO_TEST_CASE(a_valid_token_yields_its_claims) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  Verdict verdict = v->verify(bearer(sign(claims("demo:read demo:write"))), {"demo:read"}, kNow);
+  BOOST_TEST(verdict.valid(), verdict.reason);
+  BOOST_TEST(verdict.claims->sub == "usr_01");
+  BOOST_TEST(verdict.claims->client_id == "dcr_01");
+  BOOST_TEST(verdict.claims->org_id == "org_acme");
+  BOOST_TEST(verdict.claims->jti == "jti-1");
+  BOOST_TEST(verdict.claims->exp == kNow + 600);
+  BOOST_TEST(verdict.claims->scopes.size() == 2u);
+  BOOST_TEST(verdict.claims->cnf_jkt.empty());
+  BOOST_TEST(verdict.http_status() == 200);
+}
+
+BOOST_AUTO_TEST_CASE(every_invalid_token_is_a_401_invalid_token) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  auto expect_invalid = [&](const std::string& header, const char* what) {
+    Verdict verdict = v->verify(header, {}, kNow);
+    BOOST_TEST((verdict.outcome == Outcome::kInvalidToken), what << ": " << verdict.reason);
+    BOOST_TEST(verdict.http_status() == 401);
+  };
+  expect_invalid(bearer(sign(claims(), key_b(), "ka")), "signature by another key");
+  expect_invalid(bearer(sign(claims(), key_a(), "unknown")), "unknown kid");
+  expect_invalid(bearer(sign(claims(), key_a(), "ka", "JWT")), "typ JWT");
+  Json::Value c = claims();
+  c["aud"] = "https://other.example.com/mcp";
+  expect_invalid(bearer(sign(c)), "another resource's audience");
+  c = claims();
+  c["aud"] = Json::Value(Json::arrayValue);
+  c["aud"].append(kAudience);
+  c["aud"].append("https://other.example.com/mcp");
+  expect_invalid(bearer(sign(c)), "audience array");
+  c = claims();
+  c["iss"] = "https://auth.example.com/resources/res_02";
+  expect_invalid(bearer(sign(c)), "another issuer");
+  c = claims();
+  c["exp"] = static_cast<Json::Int64>(kNow - 61);
+  expect_invalid(bearer(sign(c)), "expired beyond the skew");
+  c = claims();
+  c["nbf"] = static_cast<Json::Int64>(kNow + 61);
+  expect_invalid(bearer(sign(c)), "not yet valid");
+  c = claims();
+  c.removeMember("jti");
+  expect_invalid(bearer(sign(c)), "no jti");
+  expect_invalid("Bearer not-a-jwt", "garbage");
+  std::string token = sign(claims());
+  token[token.size() - 5] = token[token.size() - 5] == 'A' ? 'B' : 'A';
+  expect_invalid(bearer(token), "tampered signature");
+}
+
+BOOST_AUTO_TEST_CASE(skew_of_up_to_60_seconds_is_tolerated) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  Json::Value c = claims();
+  c["exp"] = static_cast<Json::Int64>(kNow - 30);
+  c["nbf"] = static_cast<Json::Int64>(kNow + 30);
+  c["iat"] = static_cast<Json::Int64>(kNow + 30);
+  BOOST_TEST(v->verify(bearer(sign(c)), {}, kNow).valid());
+}
+
+BOOST_AUTO_TEST_CASE(no_token_and_other_schemes_are_401_without_error) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  BOOST_TEST((v->verify(std::nullopt, {}, kNow).outcome == Outcome::kNoToken));
+  BOOST_TEST((v->verify("Basic dXNlcjpwdw==", {}, kNow).outcome == Outcome::kNoToken));
+  BOOST_TEST(jwks.calls == 0);  // nothing to verify, nothing fetched
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_scope_is_a_403_naming_it) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  Verdict verdict = v->verify(bearer(sign(claims("demo:read"))), {"demo:read", "demo:write"}, kNow);
+  BOOST_TEST((verdict.outcome == Outcome::kInsufficientScope));
+  BOOST_TEST(verdict.missing_scope == "demo:write");
+  BOOST_TEST(verdict.http_status() == 403);
+  BOOST_TEST(verdict.claims->sub == "usr_01");
+}
+
+BOOST_AUTO_TEST_CASE(jwks_is_fetched_once_and_refreshed_on_unknown_kid_at_most_once_a_minute) {
+  FakeJwks jwks;
+  auto cache = std::make_shared<JwksKeyCache>("https://auth.example.com/keys", jwks.fetcher());
+  auto v = Verifier::create({kIssuer, kAudience}, cache).value();
+  for (int i = 0; i < 5; ++i) BOOST_TEST(v->verify(bearer(sign(claims())), {}, kNow).valid());
+  BOOST_TEST(jwks.calls == 1);
+  // A token by a key the cached set lacks, within a minute of the fetch: no refetch.
+  const std::string by_b = bearer(sign(claims(), key_b(), "kb"));
+  BOOST_TEST(!v->verify(by_b, {}, kNow + 1).valid());
+  BOOST_TEST(jwks.calls == 1);
+  // A minute on: one refetch, then none for another minute however many such tokens come.
+  BOOST_TEST(!v->verify(by_b, {}, kNow + 60).valid());
+  BOOST_TEST(jwks.calls == 2);
+  for (int i = 0; i < 5; ++i) BOOST_TEST(!v->verify(by_b, {}, kNow + 90).valid());
+  BOOST_TEST(jwks.calls == 2);
+  // The issuer publishes kb (rotation); the next due refetch finds it.
+  jwks.body = jwks_with({{&key_a(), "ka"}, {&key_b(), "kb"}});
+  BOOST_TEST(v->verify(by_b, {}, kNow + 120).valid());
+  BOOST_TEST(jwks.calls == 3);
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_keys_are_unavailable_not_invalid) {
+  FakeJwks jwks;
+  jwks.fail = true;
+  auto v = make_verifier(jwks);
+  Verdict verdict = v->verify(bearer(sign(claims())), {}, kNow);
+  BOOST_TEST((verdict.outcome == Outcome::kUnavailable));
+  BOOST_TEST(verdict.http_status() == 503);
+  // Fetch failures are throttled like unknown kids.
+  (void)v->verify(bearer(sign(claims())), {}, kNow + 1);
+  BOOST_TEST(jwks.calls == 1);
+  jwks.fail = false;
+  BOOST_TEST(v->verify(bearer(sign(claims())), {}, kNow + 61).valid());
+}
+
+struct AcceptingProofs : ProofChecker {
+  mutable int calls = 0;
+  Verdict check(Verdict verified, std::string_view, const RequestFacts& request,
+                int64_t) const override {
+    ++calls;
+    if (!request.dpop_proof) return Verdict::refuse(Outcome::kInvalidToken, "no proof");
+    return verified;
+  }
+};
+
+BOOST_AUTO_TEST_CASE(dpop_bound_tokens_go_through_the_proof_seam) {
+  Json::Value c = claims();
+  c["cnf"]["jkt"] = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I";
+  const std::string token = sign(c);
+  FakeJwks jwks;
+  // No proof checker: a bound token is never accepted as a bearer token.
+  BOOST_TEST(
+      (make_verifier(jwks)->verify(bearer(token), {}, kNow).outcome == Outcome::kInvalidToken));
+  auto proofs = std::make_shared<AcceptingProofs>();
+  auto v = make_verifier(jwks, proofs);
+  RequestFacts request;
+  std::string header = "DPoP " + token;
+  request.authorization = header;
+  BOOST_TEST((v->verify(request, {}, kNow).outcome == Outcome::kInvalidToken));
+  request.dpop_proof = "proof";
+  Verdict verdict = v->verify(request, {"demo:read"}, kNow);
+  BOOST_TEST(verdict.valid());
+  BOOST_TEST((verdict.scheme == TokenScheme::kDPoP));
+  BOOST_TEST(verdict.claims->cnf_jkt == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I");
+  BOOST_TEST(proofs->calls == 2);
+}
+
+BOOST_AUTO_TEST_CASE(challenges_are_exactly_contract_6) {
+  const std::string prm = protected_resource_metadata_url(kAudience);
+  BOOST_TEST(prm == "https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
+  BOOST_TEST(protected_resource_metadata_url("https://mcp.example.com") ==
+             "https://mcp.example.com/.well-known/oauth-protected-resource");
+  BOOST_TEST(protected_resource_metadata_url("http://127.0.0.1:9000/") ==
+             "http://127.0.0.1:9000/.well-known/oauth-protected-resource");
+  BOOST_TEST(protected_resource_metadata_url("https://h.example/a/b/") ==
+             "https://h.example/.well-known/oauth-protected-resource/a/b");
+
+  Verdict none = Verdict::refuse(Outcome::kNoToken, "");
+  BOOST_TEST(www_authenticate(none, prm, "") == "Bearer resource_metadata=\"" + prm + "\"");
+  BOOST_TEST(www_authenticate(none, prm, "demo:read") ==
+             "Bearer scope=\"demo:read\", resource_metadata=\"" + prm + "\"");
+  Verdict invalid = Verdict::refuse(Outcome::kInvalidToken, "");
+  BOOST_TEST(www_authenticate(invalid, prm, "demo:read") ==
+             "Bearer error=\"invalid_token\", scope=\"demo:read\", resource_metadata=\"" + prm +
+                 "\"");
+  Verdict scope = Verdict::refuse(Outcome::kInsufficientScope, "");
+  scope.missing_scope = "demo:write";
+  BOOST_TEST(www_authenticate(scope, prm, "demo:read demo:write") ==
+             "Bearer error=\"insufficient_scope\", scope=\"demo:write\", resource_metadata=\"" +
+                 prm + "\"");
+  BOOST_TEST(insufficient_scope_body("demo:write") ==
+             R"({"error":"insufficient_scope","error_description":"Required scope: demo:write"})");
+  http::Response r = challenge_response(scope, prm, {"demo:read", "demo:write"});
+  BOOST_TEST(r.status == 403);
+  BOOST_TEST(r.body == insufficient_scope_body("demo:write"));
+  BOOST_TEST(r.header("WWW-Authenticate").value_or("") == www_authenticate(scope, prm, ""));
+  BOOST_TEST(challenge_response(none, prm, {}).status == 401);
+}
+
+BOOST_AUTO_TEST_CASE(one_verifier_serves_many_threads) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  const std::string good = bearer(sign(claims()));
+  const std::string bad = bearer(sign(claims(), key_b(), "ka"));
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        if (!v->verify(good, {"demo:read"}, kNow).valid()) ++wrong;
+        if (v->verify(bad, {}, kNow).valid()) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  BOOST_TEST(wrong == 0);
+  BOOST_TEST(jwks.calls == 1);
+}
+
+}  // namespace
