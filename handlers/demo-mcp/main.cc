@@ -18,6 +18,7 @@
 #include "oauth/resources.h"
 #include "server/worker_main.h"
 #include "tools.h"
+#include "validation/challenge.h"
 
 namespace portcullis::demo_mcp {
 namespace {
@@ -39,7 +40,7 @@ class DemoServer {
               .instructions = "Call whoami to see who you are signed in as (needs demo:read), "
                               "write_note to save a note (needs demo:write)."},
              demo_tools(services)),
-        tokens_(key_ring_token_check(services)) {}
+        access_(services) {}
 
   Result<http::Response> post(Context& ctx) {
     int64_t now = unix_now();
@@ -48,35 +49,25 @@ class DemoServer {
     if (!mcp::origin_allowed(ctx.request.header("origin"), resource->server_url)) {
       return mcp::rpc_error_response(403, mcp::kInvalidRequest, "Origin is not allowed");
     }
-    const std::string metadata_url = protected_resource_metadata_url(resource->server_url);
-    Presented presented = presented_token(ctx.request);
-    if (presented.kind != Presented::Kind::kBearer) {
-      return unauthorized(metadata_url, kReadScope, false,
-                          presented.kind == Presented::Kind::kNone
-                              ? "This MCP server needs an access token"
-                              : "Only Bearer access tokens are accepted");
-    }
-    auto caller = tokens_->verify(presented.token, *resource, now);
-    if (!caller) {
-      if (caller.status().code() != Code::kUnauthenticated) return caller.status();
-      log::info("access token refused",
-                {{"reason", caller.status().message()}, {"request_id", ctx.request.request_id}});
-      return unauthorized(metadata_url, kReadScope, true, "The access token is not valid");
-    }
+    PORTCULLIS_ASSIGN_OR_RETURN(auto authenticated,
+                                access_.authenticate(ctx.request, *resource, kReadScope, now));
+    if (auto* refused = std::get_if<http::Response>(&authenticated)) return std::move(*refused);
+    const mcp::Caller& caller = std::get<mcp::Caller>(authenticated);
     auto post = mcp_.read_post(ctx.request);
     if (auto* refused = std::get_if<http::Response>(&post)) return std::move(*refused);
     const mcp::Post& messages = std::get<mcp::Post>(post);
-    if (auto missing = mcp_.missing_scope(messages, caller->scopes)) {
-      return insufficient_scope(metadata_url, *resource, *caller, *missing);
+    if (auto missing = mcp_.missing_scope(messages, caller.scopes)) {
+      return insufficient_scope(*resource, caller, *missing);
     }
-    return mcp_.answer(messages, *caller);
+    return mcp_.answer(messages, caller);
   }
 
   // The metadata of RFC 9728 at the root form and at the form with the server URL's path.
   Result<http::Response> metadata(Context& ctx) {
     PORTCULLIS_ASSIGN_OR_RETURN(const oauth::Resource* resource, current_resource(unix_now()));
     if (ctx.request.path != "/.well-known/oauth-protected-resource" &&
-        !protected_resource_metadata_url(resource->server_url).ends_with(ctx.request.path)) {
+        !validation::protected_resource_metadata_url(resource->server_url)
+             .ends_with(ctx.request.path)) {
       return Status::not_found("no protected resource metadata at this path");
     }
     http::Response r = http::Response::json(
@@ -106,7 +97,7 @@ class DemoServer {
 
   server::Services& services_;
   mcp::Server mcp_;
-  std::unique_ptr<TokenCheck> tokens_;
+  Access access_;
   std::optional<oauth::Resource> resource_;
   int64_t loaded_at_ = 0;
 };

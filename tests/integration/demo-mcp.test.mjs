@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -143,7 +143,7 @@ test('JSON-RPC errors: parse error, invalid request, unknown method, unknown too
   assert.equal(parse.json.error.code, -32700);
   assert.equal('id' in parse.json, false, 'no id could be read');
 
-  for (const bad of [{ jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 5 }, { jsonrpc: '2.0', id: 1, method: 'ping', params: [1] }, 'null', '[]']) {
+  for (const bad of [{ jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 5 }, { jsonrpc: '2.0', id: 1, method: 'ping', params: [1] }, '[]', [1]]) {
     const r = await rpc(bad, opts);
     assert.equal(r.status, 400, JSON.stringify(bad));
     assert.equal(r.json.error.code, -32600, JSON.stringify(bad));
@@ -194,7 +194,8 @@ test('transport rules: GET and DELETE 405, Accept, Content-Type, MCP-Protocol-Ve
     assert.match(r.headers.get('allow'), /POST/);
   }
   const body = call(1, 'ping');
-  for (const accept of ['application/json', 'text/event-stream', undefined, 'application/json, text/event-stream;q=0', 'text/html']) {
+  // (fetch sends "Accept: */*" when none is given, which admits both.)
+  for (const accept of ['application/json', 'text/event-stream', 'text/plain', 'application/json, text/event-stream;q=0', 'text/html']) {
     const r = await rpc(body, { token: fullToken, headers: { accept } });
     assert.equal(r.status, 406, `Accept: ${accept}`);
     assert.equal(r.json.error.code, -32600);
@@ -229,12 +230,12 @@ test('no token, a non-Bearer header, a bad signature, another resource\'s token,
   const body = call(1, 'tools/call', { name: 'whoami', arguments: {} });
   const none = await rpc(body);
   assert.equal(none.status, 401);
-  assert.equal(none.headers.get('www-authenticate'), `Bearer resource_metadata="${prmUrl}", scope="demo:read"`);
+  assert.equal(none.headers.get('www-authenticate'), `Bearer scope="demo:read", resource_metadata="${prmUrl}"`);
   const basicAuth = await rpc(body, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
   assert.equal(basicAuth.status, 401);
-  assert.equal(basicAuth.headers.get('www-authenticate'), `Bearer resource_metadata="${prmUrl}", scope="demo:read"`);
+  assert.equal(basicAuth.headers.get('www-authenticate'), `Bearer scope="demo:read", resource_metadata="${prmUrl}"`);
 
-  const invalid = `Bearer resource_metadata="${prmUrl}", error="invalid_token", scope="demo:read"`;
+  const invalid = `Bearer error="invalid_token", scope="demo:read", resource_metadata="${prmUrl}"`;
   const [h, p, s] = fullToken.split('.');
   const forged = `${h}.${p}.${s.slice(0, -4)}${s.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
   const claims = JSON.parse(Buffer.from(p, 'base64url'));
@@ -288,15 +289,25 @@ test('a valid token without the tool\'s scope: 403 with the exact body and chall
 });
 
 // An expired token: the same binary, run with its clock two hours ahead (libfaketime), on a
-// socket of its own, asked directly over FastCGI.
+// socket of its own, asked directly over FastCGI. It runs in a process group of its own
+// (faketime forks), stopped as a whole afterwards.
 let shifted;
-after(() => shifted?.kill('SIGTERM'));
+after(async () => {
+  if (!shifted) return;
+  try { process.kill(-shifted.child.pid, 'SIGTERM'); } catch { /* already gone */ }
+  for (let i = 0; i < 100; i++) {
+    try { process.kill(-shifted.child.pid, 0); } catch { break; } // the group is gone
+    await sleep(50);
+  }
+  rmSync(shifted.dir, { recursive: true, force: true });
+});
 test('an expired token: 401', { skip: !existsSync('/usr/bin/faketime') && 'faketime is not installed' }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'demo-mcp-'));
   const socket = path.join(dir, 'demo-mcp.sock');
-  shifted = spawn('faketime', ['-f', '+2h', path.join(buildDir, 'handlers', 'portcullis-demo-mcp'), '--config', configFile, '--socket', socket, '--workers', '1'], {
-    env: { ...process.env, PORTCULLIS_DEMO_RESOURCE_ID: resourceId }, stdio: 'ignore',
+  const child = spawn('faketime', ['-f', '+2h', path.join(buildDir, 'handlers', 'portcullis-demo-mcp'), '--config', configFile, '--socket', socket, '--workers', '1'], {
+    env: { ...process.env, PORTCULLIS_DEMO_RESOURCE_ID: resourceId }, stdio: 'ignore', detached: true,
   });
+  shifted = { child, dir };
   for (let i = 0; i < 100 && !existsSync(socket); i++) await sleep(50);
   const ask = async (uri, headers = {}, body = '') => parseFastcgiResponse(await rawExchange(socket, fastcgiRequestBytes({
     REQUEST_METHOD: body ? 'POST' : 'GET', DOCUMENT_URI: uri, REQUEST_URI: uri, REMOTE_ADDR: '127.0.0.1',
@@ -306,7 +317,7 @@ test('an expired token: 401', { skip: !existsSync('/usr/bin/faketime') && 'faket
   assert.equal(prm.status, 200, `the shifted server works: ${prm.body}`);
   const r = await ask('/mcp', { HTTP_AUTHORIZATION: `Bearer ${fullToken}`, HTTP_ACCEPT: 'application/json, text/event-stream' }, JSON.stringify(call(1, 'ping')));
   assert.equal(r.status, 401, r.body);
-  assert.equal(r.headers['www-authenticate'], `Bearer resource_metadata="${prmUrl}", error="invalid_token", scope="demo:read"`);
+  assert.equal(r.headers['www-authenticate'], `Bearer error="invalid_token", scope="demo:read", resource_metadata="${prmUrl}"`);
   // The same token, now, at the real server.
   assert.equal((await rpc(call(1, 'ping'), { token: fullToken })).status, 200);
 });
