@@ -1,75 +1,108 @@
 #include "access.h"
 
+#include <chrono>
+#include <set>
+#include <vector>
+
 #include "format/scope_list.h"
 #include "log/log.h"
-#include "oauth/grants.h"
 #include "validation/challenge.h"
 #include "validation/key_cache.h"
 
 namespace portcullis::demo_mcp {
+namespace {
+
+using validation::Outcome;
+using validation::Verdict;
+
+int64_t monotonic_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 Access::Access(server::Services& services)
-    : services_(services), keys_(std::make_shared<validation::KeyRingKeys>(services.keys)) {}
+    : services_(services),
+      keys_(std::make_shared<validation::KeyRingKeys>(services.keys)),
+      deny_list_(services.config.validator_denylist_sync_ms),
+      events_(services.config.validator_event_flush_ms) {}
 
-Result<std::shared_ptr<validation::Verifier>> Access::verifier_for(
-    const oauth::Resource& resource) {
-  // A PATCH may have moved the resource to another URL: the audience follows it.
+Result<validation::Verifier*> Access::verifier_for(const oauth::Resource& resource) {
+  // A PATCH may have moved the resource to another URL: the audience follows it, and tokens
+  // cached for the old one go.
   if (!verifier_ || verifier_->config().audience != resource.server_url) {
     PORTCULLIS_ASSIGN_OR_RETURN(
         verifier_,
         validation::Verifier::create(
             {.issuer = resource.issuer(services_.config), .audience = resource.server_url}, keys_));
+    cache_ = std::make_unique<validation::TokenCache>();
   }
-  return verifier_;
+  return verifier_.get();
 }
 
-Result<Authenticated> Access::authenticate(const http::Request& request,
-                                           const oauth::Resource& resource,
-                                           const std::string& first_scope, int64_t now) {
-  PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<validation::Verifier> verifier,
-                              verifier_for(resource));
-  auto authorization = request.header("authorization");
-  validation::Verdict verdict = verifier->verify(
-      authorization ? std::optional<std::string_view>(*authorization) : std::nullopt, {}, now);
-  if (verdict.valid()) {
-    // Revoked grants put their live access tokens on the deny-list until they expire.
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        bool revoked, oauth::GrantStore(services_.db).is_access_token_revoked(verdict.claims->jti));
-    if (revoked)
-      verdict = validation::Verdict::refuse(validation::Outcome::kInvalidToken, "revoked");
+Result<Verdict> Access::authenticate(server::Context& ctx, const oauth::Resource& resource,
+                                     int64_t now) {
+  const int64_t now_ms = monotonic_ms();
+  events_.drain_if_due(ctx.events, now_ms);
+  PORTCULLIS_ASSIGN_OR_RETURN(validation::Verifier * verifier, verifier_for(resource));
+  if (Status synced = deny_list_.sync_if_due(services_.db, now_ms, now); !synced.is_ok()) {
+    log::warn("revocation deny-list not synced", {{"error", synced.to_string()}});
   }
-  if (!verdict.valid()) {
-    if (verdict.outcome != validation::Outcome::kNoToken) {
-      log::info("access token refused",
-                {{"reason", verdict.reason}, {"request_id", request.request_id}});
-    }
-    return Authenticated(validation::challenge_response(
-        verdict, validation::protected_resource_metadata_url(resource.server_url), {first_scope}));
+  validation::RequestFacts facts;
+  auto authorization = ctx.request.headers.find("authorization");
+  if (authorization != ctx.request.headers.end()) facts.authorization = authorization->second;
+  facts.method = ctx.request.method;
+  Verdict verdict = verifier->verify(facts, {}, now, cache_.get());
+  revoked_.clear();
+  if (verdict.claims && deny_list_.revoked(verdict.claims->jti)) {
+    verdict = Verdict::refuse(Outcome::kInvalidToken, "token has been revoked");
+    revoked_ = "revoked";
   }
-  const validation::AccessClaims& claims = *verdict.claims;
-  return Authenticated(mcp::Caller{.subject = claims.sub,
-                                   .client_id = claims.client_id,
-                                   .scope = claims.scope,
-                                   .scopes = {claims.scopes.begin(), claims.scopes.end()}});
+  if (!verdict.valid() && verdict.outcome != Outcome::kNoToken) {
+    log::info("access token refused",
+              {{"reason", verdict.reason}, {"request_id", ctx.request.request_id}});
+  }
+  return verdict;
 }
 
-http::Response insufficient_scope(const oauth::Resource& resource, const mcp::Caller& caller,
-                                  const std::string& required) {
+void Access::record(server::Context& ctx, const Verdict& verdict, const oauth::Resource& resource,
+                    const std::vector<std::string>& required) {
+  events_.record(verdict, resource.id, format::join_scopes(required), ctx.request.remote_addr,
+                 ctx.request.header("user-agent").value_or(""),
+                 verdict.valid() ? std::string_view() : std::string_view(revoked_));
+}
+
+http::Response refusal(const Verdict& verdict, const oauth::Resource& resource,
+                       const std::string& first_scope) {
+  const std::string metadata_url = validation::protected_resource_metadata_url(resource.server_url);
+  if (verdict.outcome != Outcome::kInsufficientScope) {
+    return validation::challenge_response(verdict, metadata_url, {first_scope});
+  }
+  const std::set<std::string> missing = format::scope_set(verdict.missing_scope);
   std::vector<std::string> wanted;
   for (const oauth::ScopeDef& s : resource.scopes) {
-    if (s.name == required || caller.scopes.count(s.name) > 0) wanted.push_back(s.name);
+    if (missing.count(s.name) > 0 || verdict.claims->has_scope(s.name)) wanted.push_back(s.name);
   }
-  if (resource.find_scope(required) == nullptr) wanted.push_back(required);
-  // The library's challenge names the scopes to ask for; its body names the one that is missing.
-  validation::Verdict verdict =
-      validation::Verdict::refuse(validation::Outcome::kInsufficientScope, "missing scope");
-  verdict.missing_scope = format::join_scopes(wanted);
-  http::Response r =
-      http::Response::text(403, validation::insufficient_scope_body(required), "application/json");
-  r.set_header("WWW-Authenticate",
-               validation::www_authenticate(
-                   verdict, validation::protected_resource_metadata_url(resource.server_url), ""));
+  for (const std::string& m : missing) {
+    if (resource.find_scope(m) == nullptr) wanted.push_back(m);
+  }
+  // The body names what the call lacks; the challenge, what to ask for.
+  Verdict challenge = verdict;
+  challenge.missing_scope = format::join_scopes(wanted);
+  http::Response r = http::Response::text(
+      403, validation::insufficient_scope_body(verdict.missing_scope), "application/json");
+  r.set_header("WWW-Authenticate", validation::www_authenticate(challenge, metadata_url, ""));
   return r;
+}
+
+mcp::Caller caller_of(const Verdict& verdict) {
+  const validation::AccessClaims& claims = *verdict.claims;
+  return mcp::Caller{.subject = claims.sub,
+                     .client_id = claims.client_id,
+                     .scope = claims.scope,
+                     .scopes = {claims.scopes.begin(), claims.scopes.end()}};
 }
 
 }  // namespace portcullis::demo_mcp

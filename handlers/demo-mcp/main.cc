@@ -49,17 +49,23 @@ class DemoServer {
     if (!mcp::origin_allowed(ctx.request.header("origin"), resource->server_url)) {
       return mcp::rpc_error_response(403, mcp::kInvalidRequest, "Origin is not allowed");
     }
-    PORTCULLIS_ASSIGN_OR_RETURN(auto authenticated,
-                                access_.authenticate(ctx.request, *resource, kReadScope, now));
-    if (auto* refused = std::get_if<http::Response>(&authenticated)) return std::move(*refused);
-    const mcp::Caller& caller = std::get<mcp::Caller>(authenticated);
-    auto post = mcp_.read_post(ctx.request);
-    if (auto* refused = std::get_if<http::Response>(&post)) return std::move(*refused);
-    const mcp::Post& messages = std::get<mcp::Post>(post);
-    if (auto missing = mcp_.missing_scope(messages, caller.scopes)) {
-      return insufficient_scope(*resource, caller, *missing);
+    PORTCULLIS_ASSIGN_OR_RETURN(validation::Verdict verdict,
+                                access_.authenticate(ctx, *resource, now));
+    if (!verdict.valid()) {
+      access_.record(ctx, verdict, *resource, {kReadScope});
+      return refusal(verdict, *resource, kReadScope);
     }
-    return mcp_.answer(messages, caller);
+    auto post = mcp_.read_post(ctx.request);
+    if (auto* refused = std::get_if<http::Response>(&post)) {
+      access_.record(ctx, verdict, *resource, {});
+      return std::move(*refused);
+    }
+    const mcp::Post& messages = std::get<mcp::Post>(post);
+    const std::vector<std::string> required = mcp_.required_scopes(messages);
+    verdict = validation::Verifier::check_scopes(std::move(verdict), required);
+    access_.record(ctx, verdict, *resource, required);
+    if (!verdict.valid()) return refusal(verdict, *resource, kReadScope);
+    return mcp_.answer(messages, caller_of(verdict));
   }
 
   // The metadata of RFC 9728 at the root form and at the form with the server URL's path.

@@ -5,6 +5,7 @@
 #include "format/json.h"
 #include "oauth/resources.h"
 #include "server/worker_main.h"
+#include "validator.h"
 
 namespace portcullis {
 namespace {
@@ -75,6 +76,7 @@ Result<http::Response> resource_openid(Context& ctx) {
 }
 
 void install_routes(server::App& app) {
+  wellknown::install_validator_routes(app);
   app.add("GET", "/healthz", Route{healthz});
   app.add("GET", "/readyz", Route{readyz});
   app.add("GET", "/keys", Route{.handler = jwks, .cors = true});

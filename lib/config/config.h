@@ -53,6 +53,13 @@ struct Config {
     int token_per_minute_per_client = 1200;
   } rate_limits;
 
+  // The nginx auth_request validator (docs/protecting-mcp-servers.md). A revoked access token
+  // is refused by every validator worker at most this long after its revocation (each worker
+  // re-reads the deny-list this often)...
+  int64_t validator_denylist_sync_ms = 1000;
+  // ...and validation events are written in batches at most this often per worker.
+  int64_t validator_event_flush_ms = 1000;
+
   // Refresh tokens: idle and absolute lifetimes (contract §4).
   int64_t refresh_token_idle_seconds = 30 * 86400;
   int64_t refresh_token_absolute_seconds = 90 * 86400;

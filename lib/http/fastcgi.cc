@@ -43,6 +43,8 @@ BodyRead read_request(FCGX_Request& fcgi, Request& out) {
     std::string_view value = kv.substr(eq + 1);
     if (name.rfind("HTTP_", 0) == 0) {
       out.headers[header_name_from_param(name.substr(5))] = std::string(value);
+    } else if (name.rfind("PORTCULLIS_", 0) == 0) {
+      out.gateway_params[std::string(name)] = std::string(value);
     } else if (name == "CONTENT_TYPE" || name == "CONTENT_LENGTH") {
       if (!value.empty()) out.headers[header_name_from_param(name)] = std::string(value);
     }

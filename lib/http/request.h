@@ -55,6 +55,10 @@ struct Request {
   std::string remote_addr;
   std::string request_id;
   std::map<std::string, std::string> path_params;  // {name} segments filled by the router
+  // FastCGI parameters named PORTCULLIS_* (whole name as key): per-location configuration that
+  // nginx sets with fastcgi_param (the auth_request validator's resource and scopes). Clients
+  // cannot set these: their headers arrive as HTTP_* parameters.
+  std::map<std::string, std::string> gateway_params;
 
   std::optional<std::string> header(std::string_view lower_name) const;
   std::string content_type() const;  // media type only, lower-case, parameters removed

@@ -1,5 +1,7 @@
 #include "mcp/server.h"
 
+#include <algorithm>
+
 #include "format/json.h"
 #include "mcp/accept.h"
 #include "mcp/versions.h"
@@ -58,19 +60,20 @@ std::variant<Post, http::Response> Server::read_post(const http::Request& reques
   return post;
 }
 
-std::optional<std::string> Server::missing_scope(const Post& post,
-                                                 const std::set<std::string>& granted) const {
+std::vector<std::string> Server::required_scopes(const Post& post) const {
+  std::vector<std::string> scopes;
   for (const auto& item : post.items) {
     const Message* m = std::get_if<Message>(&item);
     if (!m || m->kind != Message::Kind::kRequest || m->method != "tools/call") continue;
     const Json::Value* name = json::find_member(m->params, "name");
     if (!name || !name->isString()) continue;
     const Tool* tool = find_tool(name->asString());
-    if (tool && !tool->required_scope.empty() && granted.count(tool->required_scope) == 0) {
-      return tool->required_scope;
+    if (!tool || tool->required_scope.empty()) continue;
+    if (std::find(scopes.begin(), scopes.end(), tool->required_scope) == scopes.end()) {
+      scopes.push_back(tool->required_scope);
     }
   }
-  return std::nullopt;
+  return scopes;
 }
 
 http::Response Server::answer(const Post& post, const Caller& caller) const {

@@ -5,7 +5,8 @@
 //
 // A POST goes through two phases so the caller can authorize in between:
 //   read_post   transport rules: Content-Type, Accept, MCP-Protocol-Version, JSON, batches
-//   (caller)    missing_scope → 403 insufficient_scope at the HTTP level, where clients step up
+//   (caller)    required_scopes vs the token → 403 insufficient_scope at the HTTP level, where
+//               clients step up
 //   answer      JSON-RPC results and errors; 202 when nothing in the POST expects a response
 #pragma once
 
@@ -79,10 +80,9 @@ class Server {
   // message that is not valid JSON-RPC (-32600). The error bodies are JSON-RPC errors.
   std::variant<Post, http::Response> read_post(const http::Request& request) const;
 
-  // The first scope a tools/call in `post` needs that `granted` lacks; nullopt when none.
+  // The scopes the tools/call requests in `post` need, each once, in order of appearance.
   // Unknown tools need nothing here (they get their JSON-RPC error in answer()).
-  std::optional<std::string> missing_scope(const Post& post,
-                                           const std::set<std::string>& granted) const;
+  std::vector<std::string> required_scopes(const Post& post) const;
 
   // 200 with the response (an array for a batch), or 202 with no body when the POST held only
   // notifications and responses.

@@ -117,6 +117,7 @@ http::Response App::handle(http::Request& request) {
     response = http::error_response(family_for(request.path), Status::internal("internal error"));
   }
   finish(request, route, response);
+  if (route && !route->access_log) return response;
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::steady_clock::now() - started)
                     .count();

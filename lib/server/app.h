@@ -63,6 +63,9 @@ struct Route {
   Auth auth;
   bool cors = false;                   // discovery, JWKS, DCR and token endpoints (contract §0)
   std::optional<http::Family> family;  // defaults to the App's family
+  // false: no access-log line per request (nginx's auth_request validator answers every request
+  // to a protected server; its outcomes are counted in events instead).
+  bool access_log = true;
 };
 
 using Authenticator = std::function<Result<Caller>(const http::Request&, const Auth&, Services&)>;

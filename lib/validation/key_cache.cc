@@ -2,6 +2,7 @@
 
 #include "jose/jwk.h"
 #include "log/log.h"
+#include "validation/verifier.h"
 
 namespace portcullis::validation {
 
@@ -100,6 +101,16 @@ Result<std::shared_ptr<const crypto::RsaPublicKey>> KeyRingKeys::find(std::strin
   if (!ring_.loaded()) return Status::unavailable("the signing keys could not be loaded");
   // Aliasing constructor with no owner: no allocation, the ring owns the key.
   return std::shared_ptr<const crypto::RsaPublicKey>(std::shared_ptr<void>(), key);
+}
+
+// Defined here, beside the JWKS cache it builds, so verifier.cc needs no HTTP client (the fuzz
+// target links the verifier alone).
+Result<std::shared_ptr<Verifier>> Verifier::for_jwks(VerifierConfig config, std::string jwks_url,
+                                                     outbound::Options fetch_options) {
+  if (jwks_url.empty()) return Status::invalid_argument("a verifier needs the JWKS URL");
+  auto keys = std::make_shared<JwksKeyCache>(std::move(jwks_url),
+                                             outbound_jwks_fetcher(std::move(fetch_options)));
+  return create(std::move(config), std::move(keys));
 }
 
 }  // namespace portcullis::validation

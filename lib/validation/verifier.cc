@@ -75,14 +75,6 @@ Result<std::shared_ptr<Verifier>> Verifier::create(VerifierConfig config,
                                     std::move(proofs));
 }
 
-Result<std::shared_ptr<Verifier>> Verifier::for_jwks(VerifierConfig config, std::string jwks_url,
-                                                     outbound::Options fetch_options) {
-  if (jwks_url.empty()) return Status::invalid_argument("a verifier needs the JWKS URL");
-  auto keys = std::make_shared<JwksKeyCache>(std::move(jwks_url),
-                                             outbound_jwks_fetcher(std::move(fetch_options)));
-  return create(std::move(config), std::move(keys));
-}
-
 Verdict Verifier::verify_token(std::string_view token, int64_t now) const {
   // The key lookup may fail for want of keys (503) rather than for the token (401): remember
   // which, since verify_jwt only reports "no key".
@@ -138,23 +130,38 @@ Verdict Verifier::check_scopes(Verdict verified, const std::vector<std::string>&
   return verified;
 }
 
-Verdict Verifier::verify(const RequestFacts& request,
-                         const std::vector<std::string>& required_scopes, int64_t now) const {
-  const ExtractedToken extracted = extract_token(request.authorization);
+std::optional<Verdict> Verifier::extraction_refusal(const ExtractedToken& extracted) {
+  std::optional<Verdict> v;
   switch (extracted.problem) {
     case ExtractProblem::kNone:
-      break;
-    case ExtractProblem::kMissing:
-      return Verdict::refuse(Outcome::kNoToken, "no Authorization header");
-    case ExtractProblem::kNotBearer:
-      return Verdict::refuse(Outcome::kNoToken, "the Authorization header is not Bearer");
-    case ExtractProblem::kMalformed: {
-      Verdict v = Verdict::refuse(Outcome::kInvalidToken, "the Authorization header is malformed");
-      v.scheme = extracted.scheme;
       return v;
-    }
+    case ExtractProblem::kMissing:
+      v = Verdict::refuse(Outcome::kNoToken, "no Authorization header");
+      break;
+    case ExtractProblem::kNotBearer:
+      v = Verdict::refuse(Outcome::kNoToken, "the Authorization header is not Bearer");
+      break;
+    case ExtractProblem::kMalformed:
+      v = Verdict::refuse(Outcome::kInvalidToken, "the Authorization header is malformed");
+      break;
   }
-  Verdict verdict = verify_token(extracted.token, now);
+  v->scheme = extracted.scheme;
+  return v;
+}
+
+Verdict Verifier::verify(const RequestFacts& request,
+                         const std::vector<std::string>& required_scopes, int64_t now,
+                         TokenCache* cache) const {
+  const ExtractedToken extracted = extract_token(request.authorization);
+  if (auto refused = extraction_refusal(extracted)) return *std::move(refused);
+  Verdict verdict;
+  if (auto claims = cache ? cache->find(extracted.token, now) : nullptr) {
+    verdict.outcome = Outcome::kValid;
+    verdict.claims = std::move(claims);
+  } else {
+    verdict = verify_token(extracted.token, now);
+    if (cache && verdict.valid()) cache->put(extracted.token, verdict.claims);
+  }
   verdict.scheme = extracted.scheme;
   if (!verdict.valid()) return verdict;
   if (needs_proof(verdict)) {

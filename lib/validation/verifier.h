@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "validation/key_cache.h"
+#include "validation/token_cache.h"
 #include "validation/verdict.h"
 
 namespace portcullis::validation {
@@ -73,9 +74,11 @@ class Verifier {
   static Result<std::shared_ptr<Verifier>> for_jwks(VerifierConfig config, std::string jwks_url,
                                                     outbound::Options fetch_options = {});
 
-  // The whole pipeline for one request. required_scopes may be empty.
+  // The whole pipeline for one request. required_scopes may be empty. `cache`, when given,
+  // remembers tokens that passed stage 2 (it is the caller's, one per thread: see
+  // token_cache.h); stages 3 and 4 run on every call regardless.
   Verdict verify(const RequestFacts& request, const std::vector<std::string>& required_scopes,
-                 int64_t now) const;
+                 int64_t now, TokenCache* cache = nullptr) const;
   // Shorthand without DPoP facts: the Authorization header's value (nullopt when absent).
   Verdict verify(std::optional<std::string_view> authorization,
                  const std::vector<std::string>& required_scopes, int64_t now) const;
@@ -84,6 +87,9 @@ class Verifier {
   // check (the caller must apply needs_proof()).
   Verdict verify_token(std::string_view token, int64_t now) const;
 
+  // Stage 1's refusals: nullopt when a token was extracted, else the Verdict for its absence
+  // (kNoToken) or malformation (kInvalidToken).
+  static std::optional<Verdict> extraction_refusal(const ExtractedToken& extracted);
   // Does this verified token, presented with this scheme, need a DPoP proof?
   static bool needs_proof(const Verdict& verified);
   // Stage 4 alone: kValid when the claims hold every required scope, else kInsufficientScope

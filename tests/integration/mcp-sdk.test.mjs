@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { http, baseUrl, managementToken } from './harness.mjs';
-import { ScriptedProvider, connect as connectTo, withAuth } from './mcp-client.mjs';
+import { ScriptedProvider, connect as connectTo, withAuth } from './sdk-client.mjs';
 import { startMcpServer } from './mcp-server-fixture.mjs';
 
 let mcp;
@@ -28,11 +28,11 @@ before(async () => {
 
 after(() => mcp?.close());
 
-const connect = (provider) => connectTo(provider, mcp.state.url);
-const newProvider = (email, options = {}) => new ScriptedProvider(email, { issuer: mcp.state.issuer, ...options });
+const issuer = () => `${baseUrl}/resources/${resource.id}`;
+const connect = (provider) => connectTo(mcp.state.url, provider);
 
 test('MCP SDK client: discovery, DCR, sign-in, consent, token, tool call, step-up on 403', async () => {
-  const provider = newProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`, { grantTypes: ['authorization_code'] });
+  const provider = new ScriptedProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`, { issuer, grantTypes: ['authorization_code'] });
   const session = await connect(provider);
   assert.match(provider._client.client_id, /^dcr_/, 'registered by DCR');
   const first = new URL(provider.redirects[0]);
@@ -58,7 +58,7 @@ test('MCP SDK client: discovery, DCR, sign-in, consent, token, tool call, step-u
 });
 
 test('MCP SDK client: a rejected access token is replaced through the rotating refresh token', async () => {
-  const provider = newProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`);
+  const provider = new ScriptedProvider(`sdk-${randomBytes(4).toString('hex')}@example.com`, { issuer });
   const session = await connect(provider);
   const firstRefresh = provider._tokens.refresh_token;
   assert.ok(firstRefresh, 'a refresh token for a client with the grant');

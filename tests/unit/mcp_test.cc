@@ -145,8 +145,9 @@ BOOST_AUTO_TEST_CASE(server_transport_rules_and_scopes) {
   const std::string call =
       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}})";
   auto parsed = std::get<Post>(server.read_post(post(call)));
-  BOOST_TEST(!server.missing_scope(parsed, caller.scopes).has_value());
-  BOOST_TEST(server.missing_scope(parsed, {"demo:read"}).value() == "demo:write");
+  BOOST_TEST(server.required_scopes(parsed) == std::vector<std::string>{"demo:write"});
+  auto ping = std::get<Post>(server.read_post(post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})")));
+  BOOST_TEST(server.required_scopes(ping).empty());
   http::Response answered = server.answer(parsed, caller);
   BOOST_TEST(answered.status == 200);
   auto body = json::parse(answered.body).value();

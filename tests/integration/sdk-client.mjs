@@ -1,15 +1,15 @@
-// The official MCP TypeScript SDK client, driven through a scripted browser: an
-// OAuthClientProvider whose "browser" signs the user in with the e-mailed code and clicks
-// Allow, and the connect / retry-after-authorization loop every SDK-based test needs.
+// The official MCP TypeScript SDK client driven through Portcullis' sign-in and consent pages by
+// a scripted browser: what mcp-sdk.test.mjs and validator-e2e.test.mjs connect with.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Browser, completeAuthorization } from './browser.mjs';
 
+// An OAuthClientProvider whose "browser" is our scripted one: it signs the user in with the
+// e-mailed code and clicks Allow. `issuer()` names the issuer the redirect's iss must carry.
 export class ScriptedProvider {
-  // issuer: the authorization server the redirect back must name (RFC 9207 `iss`).
   // grantTypes: the SDK 1.x refreshes instead of re-authorizing on a 403 when it holds a
   // refresh token, so a refresh can never widen the scope; step-up needs a client without one.
   constructor(email, { issuer, grantTypes = ['authorization_code', 'refresh_token'], clientMetadataUrl } = {}) {
@@ -40,14 +40,14 @@ export class ScriptedProvider {
     const page = await completeAuthorization(this.browser, url.href, this.email);
     const back = new URL(page.location);
     assert.equal(back.searchParams.get('state'), this._state);
-    assert.equal(back.searchParams.get('iss'), this.issuer);
+    assert.equal(back.searchParams.get('iss'), this.issuer());
     this.code = back.searchParams.get('code');
     assert.ok(this.code, `authorization failed: ${page.location}`);
   }
 }
 
-// A connected SDK client for the MCP server at `url`, authorizing as often as it is asked to.
-export async function connect(provider, url) {
+// Connects to the MCP server at `url`, going through authorization as often as it asks.
+export async function connect(url, provider) {
   for (let attempt = 0; attempt < 3; attempt++) {
     const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
     const client = new Client({ name: 'portcullis-e2e', version: '1.0.0' });
@@ -62,8 +62,7 @@ export async function connect(provider, url) {
   throw new Error('could not connect');
 }
 
-// Runs `op`, finishing an authorization the server demanded (401, or a 403 step-up) and
-// running it again.
+// Runs `op`, finishing an authorization (step-up, refresh) whenever the SDK asks for one.
 export async function withAuth(provider, session, op) {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -74,13 +73,4 @@ export async function withAuth(provider, session, op) {
     }
   }
   throw new Error('operation kept failing authorization');
-}
-
-// An access token for the MCP server at `serverUrl` with `scope`, obtained the way the SDK
-// does it (metadata discovery, DCR, PKCE, sign-in, consent, code exchange); no MCP request.
-export async function accessToken(serverUrl, { issuer, email, scope }) {
-  const provider = new ScriptedProvider(email, { issuer, grantTypes: ['authorization_code'] });
-  assert.equal(await auth(provider, { serverUrl, scope }), 'REDIRECT');
-  assert.equal(await auth(provider, { serverUrl, scope, authorizationCode: provider.code }), 'AUTHORIZED');
-  return { token: provider.tokens().access_token, provider };
 }

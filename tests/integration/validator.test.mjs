@@ -1,0 +1,190 @@
+// The nginx auth_request validator (contract §6, seed §7) through a real nginx that protects
+// an upstream with nothing but Portcullis' snippets (nginx/portcullis/mcp-*.conf): every row
+// of seed §7, the identity headers the upstream receives, revocation, the protected-resource
+// metadata without a token, and the batched token.validated events.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { http, managementToken, sleep, env } from './harness.mjs';
+import { startProtectedNginx, mintAccessToken, sqlRows } from './mcp-nginx.mjs';
+
+const port = Number(env.PORTCULLIS_BASE_URL.split(':').pop()) + 7;  // the MCP server's nginx
+// A path of its own per run: server URLs are unique, and a kept-running stack remembers them.
+const mcpPath = `/mcp-${randomBytes(4).toString('hex')}`;
+const serverUrl = `http://127.0.0.1:${port}${mcpPath}`;
+const prmUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource${mcpPath}`;
+let admin;
+let resource;
+let other;
+let upstream;
+let nginx;
+const seen = [];
+
+before(async () => {
+  admin = { authorization: `Bearer ${await managementToken()}` };
+  const scopes = [{ name: 'demo:read', description: 'Read' }, { name: 'demo:write', description: 'Write' }];
+  const create = async (name, url) => {
+    const r = await http('/api/v1/resources', { method: 'POST', headers: admin, json: { name, server_url: url, scopes } });
+    assert.equal(r.status, 201, r.text);
+    return r.json;
+  };
+  resource = await create('Validator test', serverUrl);
+  other = await create('Validator test (other)', `https://other-${randomBytes(4).toString('hex')}.example.com/mcp`);
+  // The protected upstream: answers with the identity headers it was given.
+  upstream = createServer((req, res) => {
+    seen.push(req.headers);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ path: req.url, sub: req.headers['x-portcullis-sub'] ?? null }));
+  });
+  await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
+  const up = upstream.address().port;
+  nginx = await startProtectedNginx({
+    port, resourceId: resource.id, serverBody: `
+        location = /_portcullis/auth/read {
+            include portcullis/mcp-validate.conf;
+            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read";
+        }
+        location = /_portcullis/auth/write {
+            include portcullis/mcp-validate.conf;
+            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read demo:write";
+        }
+        location ${mcpPath} {
+            auth_request /_portcullis/auth/read;
+            include portcullis/mcp-protect.conf;
+            include portcullis/mcp-proxy-headers.conf;
+            proxy_pass http://127.0.0.1:${up};
+        }
+        location /notes {
+            auth_request /_portcullis/auth/write;
+            include portcullis/mcp-protect.conf;
+            include portcullis/mcp-proxy-headers.conf;
+            proxy_pass http://127.0.0.1:${up};
+        }`,
+  });
+});
+
+after(async () => {
+  nginx?.stop();
+  await new Promise((r) => (upstream ? upstream.close(r) : r()));
+});
+
+async function call(pathname, authorization, headers = {}) {
+  const h = { ...headers };
+  if (authorization !== undefined) h.authorization = authorization;
+  const res = await fetch(nginx.url + pathname, { method: 'POST', headers: h, body: '{}' });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+function assert401(r, { error, what }) {
+  assert.equal(r.status, 401, `${what}: ${r.text}`);
+  const challenge = r.headers.get('www-authenticate');
+  const expected = error
+    ? `Bearer error="invalid_token", scope="demo:read", resource_metadata="${prmUrl}"`
+    : `Bearer scope="demo:read", resource_metadata="${prmUrl}"`;
+  assert.equal(challenge, expected, what);
+}
+
+test('seed §7: no token, a non-Bearer header and every invalid token get 401 with resource_metadata', async () => {
+  const before = seen.length;
+  assert401(await call(mcpPath, undefined), { what: 'missing header' });
+  assert401(await call(mcpPath, 'Basic dXNlcjpwYXNz'), { what: 'non-Bearer' });
+  assert401(await call(mcpPath, 'Bearer'), { error: true, what: 'Bearer without a token' });
+  const good = await mintAccessToken(resource);
+  const [h, p, s] = good.split('.');
+  const flipped = s.slice(0, 10) + (s[10] === 'A' ? 'B' : 'A') + s.slice(11);
+  assert401(await call(mcpPath, `Bearer ${h}.${p}.${flipped}`), { error: true, what: 'bad signature' });
+  assert401(await call(mcpPath, `Bearer ${await mintAccessToken(other)}`), { error: true, what: 'token of another resource' });
+  const now = Math.floor(Date.now() / 1000);
+  assert401(await call(mcpPath, `Bearer ${await mintAccessToken(resource, { iat: now - 900, nbf: now - 900, exp: now - 120 })}`),
+    { error: true, what: 'expired' });
+  assert401(await call(mcpPath, `Bearer ${await mintAccessToken(resource, {}, { typ: 'JWT' })}`), { error: true, what: 'typ JWT' });
+  assert.equal(seen.length, before, 'no refused request reached the upstream');
+});
+
+test('a valid token passes with the caller\'s identity; the upstream cannot be fooled by client headers', async () => {
+  const token = await mintAccessToken(resource, { sub: 'usr_alice', client_id: 'dcr_alice', org_id: 'org_acme' });
+  const r = await call(mcpPath, `Bearer ${token}`, { 'x-portcullis-sub': 'usr_mallory' });
+  assert.equal(r.status, 200, r.text);
+  const got = seen.at(-1);
+  assert.equal(got['x-portcullis-sub'], 'usr_alice');
+  assert.equal(got['x-portcullis-client-id'], 'dcr_alice');
+  assert.equal(got['x-portcullis-scope'], 'demo:read');
+  assert.equal(got['x-portcullis-org-id'], 'org_acme');
+  // Cached now: the second request is answered the same.
+  assert.equal((await call(mcpPath, `Bearer ${token}`)).status, 200);
+});
+
+test('seed §7: a valid token without the required scope gets 403 with the exact body', async () => {
+  const r = await call('/notes', `Bearer ${await mintAccessToken(resource, { scope: 'demo:read' })}`);
+  assert.equal(r.status, 403, r.text);
+  assert.equal(r.text, '{"error":"insufficient_scope","error_description":"Required scope: demo:write"}');
+  assert.match(r.headers.get('content-type'), /^application\/json/);
+  assert.equal(r.headers.get('www-authenticate'),
+    `Bearer error="insufficient_scope", scope="demo:write", resource_metadata="${prmUrl}"`);
+  const ok = await call('/notes', `Bearer ${await mintAccessToken(resource, { scope: 'demo:read demo:write' })}`);
+  assert.equal(ok.status, 200, ok.text);
+});
+
+test('seed §7: /.well-known/oauth-protected-resource needs no token (both forms)', async () => {
+  for (const p of ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`]) {
+    const res = await fetch(nginx.url + p);
+    assert.equal(res.status, 200, p);
+    const doc = await res.json();
+    assert.deepEqual(doc, {
+      resource: serverUrl,
+      authorization_servers: [`${env.PORTCULLIS_BASE_URL}/resources/${resource.id}`],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['demo:read', 'demo:write'],
+    });
+  }
+  // The same document the management API generates.
+  const api = await http(`/api/v1/resources/${resource.id}/protected-resource-metadata`, { headers: admin });
+  assert.equal(api.status, 200);
+  assert.equal(api.json.resource, serverUrl);
+});
+
+test('seed §7: a revoked token is refused within the deny-list sync bound', async () => {
+  // A public client of the resource revokes a token it owns (RFC 7009).
+  const reg = await http(`/resources/${resource.id}/client_register`, {
+    method: 'POST', json: { client_name: 'revoker', redirect_uris: ['http://127.0.0.1:3000/cb'], token_endpoint_auth_method: 'none' },
+  });
+  assert.equal(reg.status, 201, reg.text);
+  const token = await mintAccessToken(resource, { client_id: reg.json.client_id });
+  assert.equal((await call(mcpPath, `Bearer ${token}`)).status, 200, 'valid (and now cached) before revocation');
+  const rv = await http('/oauth/revoke', { method: 'POST', form: { token, token_type_hint: 'access_token', client_id: reg.json.client_id } });
+  assert.equal(rv.status, 200, rv.text);
+  await sleep(1500);  // PORTCULLIS_VALIDATOR_DENYLIST_SYNC_MS defaults to 1000
+  // Every worker: more requests than workers, each must be refused.
+  for (let i = 0; i < 8; i++) assert401(await call(mcpPath, `Bearer ${token}`), { error: true, what: 'revoked' });
+});
+
+test('token.validated and token.validation_failed events are recorded (batched)', async () => {
+  const sub = `usr_evt${randomBytes(4).toString('hex')}`;
+  const token = await mintAccessToken(resource, { sub, scope: 'demo:read' });
+  for (let i = 0; i < 3; i++) assert.equal((await call(mcpPath, `Bearer ${token}`)).status, 200);
+  assert.equal((await call('/notes', `Bearer ${token}`)).status, 403);
+  // Batches are written at most once a second per worker, on a later request: keep a trickle of
+  // requests going until they show up. (Read from the table: GET /api/v1/events is issue 5's.)
+  const eventsOf = (type, where) => sqlRows(`SELECT user_id, client_id, resource_id, data FROM events WHERE type = '${type}' AND ${where}`)
+    .map(([user_id, client_id, resource_id, data]) => ({ user_id, client_id, resource_id, data: JSON.parse(data) }));
+  let events = [];
+  for (let i = 0; i < 40; i++) {
+    await sleep(250);
+    await call(mcpPath, undefined);
+    events = eventsOf('token.validated', `user_id = '${sub}'`);
+    const count = events.reduce((n, e) => n + e.data.count, 0);
+    if (count >= 4) break;
+  }
+  const allowed = events.filter((e) => e.data.result === 'allowed');
+  const denied = events.filter((e) => e.data.result === 'insufficient_scope');
+  assert.equal(allowed.reduce((n, e) => n + e.data.count, 0), 3, JSON.stringify(events));
+  assert.equal(denied.length, 1);
+  assert.equal(denied[0].data.scopes_required, 'demo:read demo:write');
+  assert.equal(denied[0].data.scopes_granted, 'demo:read');
+  assert.equal(allowed[0].resource_id, resource.id);
+  assert.equal(allowed[0].client_id, 'dcr_minted');
+  const failed = eventsOf('token.validation_failed', `resource_id = '${resource.id}'`);
+  assert.ok(failed.some((e) => e.data.reason === 'no_token'), JSON.stringify(failed));
+  assert.ok(failed.some((e) => e.data.reason === 'revoked'), JSON.stringify(failed));
+});
