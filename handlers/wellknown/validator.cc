@@ -1,5 +1,6 @@
 #include "validator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -66,6 +67,7 @@ class Validator {
   // PORTCULLIS_REQUIRED_SCOPES as last split, so the split is not redone per request.
   std::string scopes_text_;
   std::vector<std::string> scopes_;
+  std::string scopes_joined_;
 };
 
 Result<ProtectedResource*> Validator::resource_for(Context& ctx, int64_t now) {
@@ -97,6 +99,8 @@ Result<ProtectedResource*> Validator::resource_for(Context& ctx, int64_t now) {
   validation::VerifierConfig config;
   config.issuer = loaded->issuer(ctx.services.config);
   config.audience = loaded->server_url;
+  // DPoP (RFC 9449): a ProofChecker given as create()'s third argument checks the proofs of
+  // bound tokens; without one they are refused (verifier.h, "DPoP seam").
   PORTCULLIS_ASSIGN_OR_RETURN(entry->verifier, validation::Verifier::create(config, keys_));
   entry->metadata_url = validation::protected_resource_metadata_url(loaded->server_url);
   entry->resource = std::move(loaded).value();
@@ -117,6 +121,7 @@ Result<http::Response> Validator::validate(Context& ctx) {
   if (scopes_text != scopes_text_) {
     scopes_text_ = std::string(scopes_text);
     scopes_ = format::scope_list(scopes_text_);
+    scopes_joined_ = format::join_scopes(scopes_);
   }
   if (Status synced = deny_list_.sync_if_due(ctx.services.db, now_ms, now); !synced.is_ok()) {
     log::warn("revocation deny-list not synced", {{"error", synced.to_string()}});
@@ -138,15 +143,22 @@ Result<http::Response> Validator::validate(Context& ctx) {
     verdict.scheme = scheme;
     failure = "revoked";
   }
-  const std::string joined_scopes = format::join_scopes(scopes_);
   const auto user_agent = request.headers.find("user-agent");
-  events_.record(verdict, target->resource.id, joined_scopes, request.remote_addr,
+  events_.record(verdict, target->resource.id, scopes_joined_, request.remote_addr,
                  user_agent == request.headers.end() ? std::string_view() : user_agent->second,
                  failure);
 
   if (verdict.valid()) {
     const validation::AccessClaims& c = *verdict.claims;
     http::Response r = http::Response::empty(204);
+    // For mcp-validate-cached.conf: how long nginx may answer this token by itself. Never past
+    // expiry; never for DPoP, whose proofs are per request.
+    const int64_t reuse =
+        facts.dpop_proof
+            ? 0
+            : std::max<int64_t>(
+                  0, std::min(ctx.services.config.validator_nginx_cache_seconds, c.exp - now));
+    r.set_header("X-Accel-Expires", std::to_string(reuse));
     r.set_header("X-Portcullis-Sub", c.sub);
     r.set_header("X-Portcullis-Client-Id", c.client_id);
     r.set_header("X-Portcullis-Scope", c.scope);
@@ -160,6 +172,7 @@ Result<http::Response> Validator::validate(Context& ctx) {
     log::warn("validator cannot check tokens", {{"reason", verdict.reason}});
   }
   http::Response r = validation::challenge_response(verdict, target->metadata_url, scopes_);
+  r.set_header("X-Accel-Expires", "0");
   if (verdict.outcome == Outcome::kInsufficientScope) {
     r.set_header("X-Portcullis-Missing-Scope", verdict.missing_scope);
   }

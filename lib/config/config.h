@@ -59,6 +59,9 @@ struct Config {
   int64_t validator_denylist_sync_ms = 1000;
   // ...and validation events are written in batches at most this often per worker.
   int64_t validator_event_flush_ms = 1000;
+  // How long nginx may reuse a 204 when the micro-cache snippet (mcp-validate-cached.conf) is
+  // used: X-Accel-Expires on the validator's answers. Adds to the revocation bound.
+  int64_t validator_nginx_cache_seconds = 1;
 
   // Refresh tokens: idle and absolute lifetimes (contract §4).
   int64_t refresh_token_idle_seconds = 30 * 86400;

@@ -35,20 +35,24 @@ async function waitForPort(port, ms = 5000) {
 }
 
 // Starts an nginx on 127.0.0.1:`port` whose server block is `serverBody` (nginx text that may use
-// the snippets), with $portcullis_resource_id set to `resourceId`. Returns { url, stop, prefix }.
-export async function startProtectedNginx({ port, resourceId, serverBody, name = `mcp-nginx-${port}` }) {
+// the snippets), with $portcullis_resource_id set to `resourceId`; `httpBody` goes into http {}.
+// `{prefix}` in either is replaced by the nginx prefix. Returns { url, stop, prefix }.
+export async function startProtectedNginx({ port, resourceId, serverBody, httpBody = '', workers = 1, name = `mcp-nginx-${port}` }) {
   const prefix = path.join(varDir, name);
   for (const d of ['conf/portcullis', 'logs', 'tmp']) mkdirSync(path.join(prefix, d), { recursive: true });
   cpSync(path.join(repoDir, 'nginx', 'portcullis'), path.join(prefix, 'conf', 'portcullis'), { recursive: true });
   const run = path.join(varDir, 'run');
   const user = process.getuid?.() === 0 ? 'user root;' : '';
   writeFileSync(path.join(prefix, 'conf', 'nginx.conf'), `${user}
-worker_processes 1;
+worker_processes ${workers};
 pid ${prefix}/logs/nginx.pid;
 error_log ${prefix}/logs/error.log warn;
 events { worker_connections 1024; }
 http {
-    access_log ${prefix}/logs/access.log;
+    access_log ${prefix}/logs/access.log combined buffer=64k flush=1s;
+    sendfile on;
+    keepalive_requests 100000;
+${httpBody.replaceAll('{prefix}', prefix)}
     client_body_temp_path ${prefix}/tmp/body; fastcgi_temp_path ${prefix}/tmp/fastcgi;
     proxy_temp_path ${prefix}/tmp/proxy; scgi_temp_path ${prefix}/tmp/scgi; uwsgi_temp_path ${prefix}/tmp/uwsgi;
     upstream portcullis_wellknown { server unix:${run}/wellknown.sock; }
@@ -56,7 +60,7 @@ http {
         listen 127.0.0.1:${port};
         set $portcullis_resource_id ${resourceId};
         include portcullis/mcp-server.conf;
-${serverBody}
+${serverBody.replaceAll('{prefix}', prefix)}
     }
 }
 `);

@@ -6,6 +6,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { http, managementToken, sleep, env } from './harness.mjs';
 import { startProtectedNginx, mintAccessToken, sqlRows } from './mcp-nginx.mjs';
 
@@ -187,4 +189,45 @@ test('token.validated and token.validation_failed events are recorded (batched)'
   const failed = eventsOf('token.validation_failed', `resource_id = '${resource.id}'`);
   assert.ok(failed.some((e) => e.data.reason === 'no_token'), JSON.stringify(failed));
   assert.ok(failed.some((e) => e.data.reason === 'revoked'), JSON.stringify(failed));
+});
+
+test('micro-cached variant (mcp-validate-cached.conf): identity from the cache, refusals never cached, revocation within its bound', async () => {
+  const cachedPort = port + 1;
+  const cached = await startProtectedNginx({
+    port: cachedPort, resourceId: resource.id, name: `mcp-nginx-cached-${cachedPort}`,
+    httpBody: '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:1m inactive=60s use_temp_path=off;',
+    serverBody: `
+        location = /_portcullis/auth/read {
+            include portcullis/mcp-validate-cached.conf;
+            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read";
+        }
+        location ${mcpPath} {
+            auth_request /_portcullis/auth/read;
+            include portcullis/mcp-protect.conf;
+            include portcullis/mcp-proxy-headers.conf;
+            proxy_pass http://127.0.0.1:${upstream.address().port};
+        }`,
+  });
+  try {
+    const get = (authorization) => fetch(`${cached.url}${mcpPath}`, { headers: authorization ? { authorization } : {} });
+    const reg = await http(`/resources/${resource.id}/client_register`, {
+      method: 'POST', json: { client_name: 'cached', redirect_uris: ['http://127.0.0.1:3000/cb'], token_endpoint_auth_method: 'none' },
+    });
+    const token = await mintAccessToken(resource, { sub: 'usr_cached', client_id: reg.json.client_id });
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await get(`Bearer ${token}`)).status, 200);
+      assert.equal(seen.at(-1)['x-portcullis-sub'], 'usr_cached', 'identity headers also on cache hits');
+    }
+    assert.ok(readdirSync(path.join(cached.prefix, 'cache')).length > 0, 'the 204 went into the cache');
+    for (let i = 0; i < 2; i++) assert.equal((await get(undefined)).status, 401, 'refusals are not cached');
+    const other = await mintAccessToken(resource, { scope: 'demo:write' });
+    assert.equal((await get(`Bearer ${other}`)).status, 403);
+    // Revoked: refused again within PORTCULLIS_VALIDATOR_NGINX_CACHE_SECONDS (1) + the sync (1 s).
+    const rv = await http('/oauth/revoke', { method: 'POST', form: { token, token_type_hint: 'access_token', client_id: reg.json.client_id } });
+    assert.equal(rv.status, 200);
+    await sleep(2500);
+    assert.equal((await get(`Bearer ${token}`)).status, 401);
+  } finally {
+    cached.stop();
+  }
 });

@@ -9,6 +9,8 @@
 #include "validation/challenge.h"
 #include "validation/extractor.h"
 #include "validation/key_cache.h"
+#include "validation/token_cache.h"
+#include "validation/validation_events.h"
 #include "validation/verifier.h"
 
 namespace {
@@ -294,6 +296,57 @@ BOOST_AUTO_TEST_CASE(one_verifier_serves_many_threads) {
   for (auto& t : threads) t.join();
   BOOST_TEST(wrong == 0);
   BOOST_TEST(jwks.calls == 1);
+}
+
+BOOST_AUTO_TEST_CASE(token_cache_holds_claims_until_expiry_and_stays_bounded) {
+  TokenCache cache(2, 60);
+  auto claims = std::make_shared<AccessClaims>();
+  claims->exp = kNow + 10;
+  cache.put("t1", claims);
+  BOOST_TEST(cache.find("t1", kNow) == claims);
+  BOOST_TEST(cache.find("t1", kNow + 69) == claims);  // within the skew allowance
+  BOOST_TEST(!cache.find("t1", kNow + 70));           // expired: dropped
+  BOOST_TEST(cache.size() == 0u);
+  BOOST_TEST(!cache.find("t2", kNow));
+  cache.put("a", claims);
+  cache.put("b", claims);
+  cache.put("c", claims);  // full: starts over
+  BOOST_TEST(cache.size() == 1u);
+  BOOST_TEST(cache.find("c", kNow) == claims);
+}
+
+BOOST_AUTO_TEST_CASE(validation_events_are_counted_and_written_once_per_interval) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  ValidationEvents batch(1000);
+  events::Recorder recorder;
+  batch.drain_if_due(recorder, 0);
+  const std::string token = bearer(sign(claims("demo:read")));
+  for (int i = 0; i < 5; ++i) {
+    batch.record(v->verify(token, {"demo:read"}, kNow), "res_01", "demo:read", "127.0.0.1", "ua");
+  }
+  batch.record(v->verify(token, {"demo:write"}, kNow), "res_01", "demo:write", "127.0.0.1", "ua");
+  batch.record(v->verify(std::nullopt, {}, kNow), "res_01", "", "127.0.0.1", "ua");
+  batch.record(v->verify(token, {}, kNow), "res_01", "", "127.0.0.1", "ua", "revoked");
+  batch.drain_if_due(recorder, 999);
+  BOOST_TEST(recorder.empty());  // not yet due
+  batch.drain_if_due(recorder, 1000);
+  BOOST_TEST(recorder.size() == 4u);
+  BOOST_TEST(batch.pending() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(jwks_fetcher_allows_plain_http_to_loopback_only) {
+  outbound::Options options;
+  options.allow_loopback_http = true;
+  options.timeout = std::chrono::milliseconds(500);
+  auto fetch = outbound_jwks_fetcher(options);
+  auto refused = fetch("http://192.0.2.1/keys");
+  BOOST_TEST((refused.status().code() == Code::kInvalidArgument));
+  BOOST_TEST((fetch("http://localhost/keys").status().code() == Code::kInvalidArgument));
+  // Loopback is allowed: nothing listens on port 1, so the connection itself fails.
+  BOOST_TEST((fetch("http://127.0.0.1:1/keys").status().code() == Code::kUnavailable));
+  auto strict = outbound_jwks_fetcher();
+  BOOST_TEST((strict("http://127.0.0.1:1/keys").status().code() == Code::kInvalidArgument));
 }
 
 }  // namespace
