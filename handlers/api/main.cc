@@ -1,7 +1,11 @@
 // portcullis-api: the management and listing API under /api/v1 (contract §7, §8).
 #include "api_clients.h"
+#include "api_domains.h"
+#include "api_memberships.h"
+#include "api_organizations.h"
 #include "api_resource_clients.h"
 #include "api_resources.h"
+#include "api_users.h"
 #include "management/bearer_auth.h"
 #include "server/worker_main.h"
 
@@ -14,6 +18,10 @@ void install_routes(server::App& app) {
   api_worker::install_api_client_routes(app);
   api_worker::install_resource_routes(app);
   api_worker::install_resource_client_routes(app);
+  api_worker::install_organization_routes(app);
+  api_worker::install_membership_routes(app);
+  api_worker::install_user_routes(app);
+  api_worker::install_domain_routes(app);
 }
 
 }  // namespace

@@ -107,7 +107,10 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
     return Status::invalid_argument("grant_type " + *grant_type + " is not supported")
         .with_reason("unsupported_grant_type");
   }
-  auto client = oauth::authenticate_client(ctx.services, *credentials, now);
+  auto client =
+      oauth::authenticate_client(ctx.services, *credentials, now,
+                                 *grant_type == "refresh_token" ? oauth::ClientLookup::kWorkerCache
+                                                                : oauth::ClientLookup::kStore);
   if (!client) {
     if (is_client_error(client.status())) return client_error(client.status(), *credentials);
     return client.status();

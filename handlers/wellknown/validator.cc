@@ -127,6 +127,13 @@ Result<http::Response> Validator::validate(Context& ctx) {
     log::warn("revocation deny-list not synced", {{"error", synced.to_string()}});
   }
 
+  // A CORS preflight never carries credentials (Fetch standard): refusing it would lock
+  // browser-based MCP clients out before they can send their token. The upstream answers it.
+  if (gateway_param(request, "PORTCULLIS_ORIGINAL_METHOD") == "OPTIONS") {
+    http::Response r = http::Response::empty(204);
+    r.set_header("X-Accel-Expires", "0");
+    return r;
+  }
   const auto authorization = request.headers.find("authorization");
   const auto proof = request.headers.find("dpop");
   validation::RequestFacts facts;

@@ -12,6 +12,7 @@
 //       401  WWW-Authenticate of contract §6 (nginx forwards it).
 //       403  WWW-Authenticate and X-Portcullis-Missing-Scope (the snippet writes the seed's body).
 //       503  the keys cannot be loaded; 500 the location names no existing resource.
+//       A CORS preflight (original method OPTIONS) gets 204 without identity headers.
 //   GET /__portcullis/protected-resource-metadata   RFC 9728 document of PORTCULLIS_RESOURCE_ID.
 //
 // Per worker: verified tokens cached until expiry (validation/token_cache.h), the revocation

@@ -235,6 +235,8 @@ Result<Config> from_settings(const Settings& s) {
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
   }
   c.outbound_ca_file = get(s, "PORTCULLIS_OUTBOUND_CA_FILE");
+  PORTCULLIS_ASSIGN_OR_RETURN(c.dns_nameserver,
+                              dns::parse_nameserver(get(s, "PORTCULLIS_DNS_NAMESERVER")));
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.session_lifetime_seconds,
       parse_int(s, "PORTCULLIS_SESSION_TTL_SECONDS", 12 * 3600, 300, 30 * 86400));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "dns/nameserver.h"
 
 namespace portcullis::config {
 
@@ -72,6 +73,10 @@ struct Config {
   // Outbound HTTPS (CIMD documents, IdP metadata, webhooks).
   std::vector<std::string> cimd_allow_hosts;  // "host" or "host:port": exempt from the SSRF guard
   std::string outbound_ca_file;               // extra CA bundle, added to the system's
+
+  // Where organization domain verification asks for TXT records (PORTCULLIS_DNS_NAMESERVER;
+  // empty = the system's resolvers).
+  dns::Nameserver dns_nameserver;
 
   // Browser sessions after sign-in (the session cookie's lifetime).
   int64_t session_lifetime_seconds = 12 * 3600;

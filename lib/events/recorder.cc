@@ -1,6 +1,7 @@
 #include "events/recorder.h"
 
 #include "core/ids.h"
+#include "core/time.h"
 #include "format/json.h"
 #include "log/log.h"
 
@@ -8,7 +9,6 @@ namespace portcullis::events {
 namespace {
 
 constexpr size_t kMaxPending = 10000;
-constexpr size_t kMaxRowsPerInsert = 100;
 
 store::Value optional_text(const std::string& s) {
   if (s.empty()) return nullptr;
@@ -17,9 +17,16 @@ store::Value optional_text(const std::string& s) {
 
 }  // namespace
 
+void Recorder::add(Event event) {
+  if (pending_.empty()) oldest_ = std::chrono::steady_clock::now();
+  event.id = new_id("evt_");
+  event.occurred_at = db_now();
+  pending_.push_back(std::move(event));
+}
+
 Status Recorder::flush(store::Db& db) {
   while (!pending_.empty()) {
-    size_t n = std::min(pending_.size(), kMaxRowsPerInsert);
+    size_t n = std::min(pending_.size(), kRowsPerInsert);
     std::string sql =
         "INSERT INTO events (id, type, occurred_at, organization_id, user_id, resource_id, "
         "client_id, ip, user_agent, data) VALUES ";
@@ -27,9 +34,10 @@ Status Recorder::flush(store::Db& db) {
     for (size_t i = 0; i < n; ++i) {
       const Event& e = pending_[i];
       if (i) sql += ", ";
-      sql += "(?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?, ?, ?, ?)";
-      params.emplace_back(new_id("evt_"));
+      sql += "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      params.emplace_back(e.id);
       params.emplace_back(e.type);
+      params.emplace_back(e.occurred_at);
       params.push_back(optional_text(e.organization_id));
       params.push_back(optional_text(e.user_id));
       params.push_back(optional_text(e.resource_id));
@@ -39,6 +47,9 @@ Status Recorder::flush(store::Db& db) {
       params.emplace_back(json::write(e.data));
     }
     Status st = db.execute(sql, params).status();
+    // Ids are fixed when an event is added, so a batch whose earlier INSERT did commit before
+    // the connection failed (an unknown outcome) comes back as a duplicate: it is written.
+    if (st.code() == Code::kAlreadyExists) st = Status::ok();
     if (!st.is_ok()) {
       if (pending_.size() > kMaxPending) {
         log::error("dropping events after repeated store failures",

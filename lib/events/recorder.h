@@ -1,10 +1,12 @@
-// Audit events (contract §11). Handlers add events to the request's Recorder while they work;
-// the pipeline writes them in one multi-row INSERT after the response has been sent (the
-// "event" phase), so recording never adds latency to the caller.
+// Audit events (contract §11). Handlers add events to the worker's Recorder while they work;
+// the pipeline writes them in multi-row INSERTs after the response has been sent (the "event"
+// phase), so recording never adds latency to the caller. Under load a worker batches the events
+// of many requests into one INSERT (server/app.h says when it writes).
 #pragma once
 
 #include <json/value.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -22,20 +24,31 @@ struct Event {
   std::string ip;
   std::string user_agent;
   Json::Value data = Json::Value(Json::objectValue);
+  // Set by Recorder::add: an event is stamped when it happens, not when its batch is written.
+  std::string id;           // evt_…
+  std::string occurred_at;  // DATETIME(6), UTC
 };
 
 class Recorder {
  public:
-  void add(Event event) { pending_.push_back(std::move(event)); }
+  static constexpr size_t kRowsPerInsert = 100;
+
+  void add(Event event);
   bool empty() const { return pending_.empty(); }
   size_t size() const { return pending_.size(); }
-  // Writes every pending event (ids and timestamps assigned now) and clears the batch. On a
+  // True when `rows` events are pending or the oldest has waited `age`.
+  bool due(size_t rows, std::chrono::milliseconds age) const {
+    return !pending_.empty() &&
+           (pending_.size() >= rows || std::chrono::steady_clock::now() - oldest_ >= age);
+  }
+  // Writes every pending event and clears the batch. On a
   // database failure the events are kept for the next flush, up to a bound, then dropped with
   // a log line: an outage must not grow a worker's memory without limit.
   Status flush(store::Db& db);
 
  private:
   std::vector<Event> pending_;
+  std::chrono::steady_clock::time_point oldest_;
 };
 
 }  // namespace portcullis::events

@@ -60,7 +60,11 @@ std::string write(const Json::Value& value) {
     b["emitUTF8"] = true;
     return std::unique_ptr<Json::StreamWriter>(b.newStreamWriter());
   }();
-  std::ostringstream out;
+  // One stream per thread, emptied each time: constructing a stream (its locale) cost as much
+  // as writing a typical log line.
+  thread_local std::ostringstream out;
+  out.str(std::string());
+  out.clear();
   writer->write(value, &out);
   return out.str();
 }

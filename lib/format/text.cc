@@ -66,6 +66,17 @@ std::optional<std::string> display_text_problem(std::string_view s, size_t max_c
   return std::nullopt;
 }
 
+Status check_display_text(std::string_view value, std::string_view field, size_t max_chars,
+                          bool required) {
+  if (auto problem = display_text_problem(value, max_chars)) {
+    return Status::invalid_argument(std::string(field) + " " + *problem);
+  }
+  if (required && value.find_first_not_of(' ') == std::string_view::npos) {
+    return Status::invalid_argument(std::string(field) + " must not be empty");
+  }
+  return Status::ok();
+}
+
 bool is_printable_ascii(std::string_view s) {
   for (char c : s) {
     auto u = static_cast<unsigned char>(c);

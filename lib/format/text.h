@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/status.h"
+
 namespace portcullis::text {
 
 // Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF.
@@ -25,6 +27,11 @@ bool has_control_characters(std::string_view s);
 // "is not valid UTF-8", "must not contain control characters", "is longer than 200
 // characters" — for the caller to put after the field's name; nullopt when nothing is.
 std::optional<std::string> display_text_problem(std::string_view s, size_t max_chars);
+
+// The same as a Status: InvalidArgument "<field> <problem>" for a bad value; with `required`,
+// also for a value that is empty or only spaces ("<field> must not be empty").
+Status check_display_text(std::string_view value, std::string_view field, size_t max_chars,
+                          bool required);
 
 // Only printable ASCII, no space and no backslash: what an identifier-like value compared
 // byte for byte (a URL, a server URL) may hold, so it cannot be spelled two ways.

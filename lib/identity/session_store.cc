@@ -67,10 +67,14 @@ Result<std::string> SessionStore::create(const std::string& user_id, int64_t aut
 }
 
 Status SessionStore::revoke_all_for_user(const std::string& user_id) {
-  return db_
+  return revoke_all_for_user(db_, user_id, unix_now());
+}
+
+Status SessionStore::revoke_all_for_user(store::Db& db, const std::string& user_id, int64_t now) {
+  return db
       .execute(
           "UPDATE browser_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
-          {unix_now(), user_id})
+          {now, user_id})
       .status();
 }
 

@@ -6,13 +6,30 @@
 #include "jose/jwt.h"
 
 namespace portcullis::oauth {
+namespace {
+
+constexpr std::string_view kGrantPrefix = "grt_";
+constexpr size_t kMaxGrantIdBytes = 40;  // grants.id
+
+}  // namespace
+
+std::optional<std::string> grant_of_jti(std::string_view jti) {
+  size_t dot = jti.find('.');
+  if (dot == std::string_view::npos || dot > kMaxGrantIdBytes ||
+      jti.substr(0, kGrantPrefix.size()) != kGrantPrefix) {
+    return std::nullopt;
+  }
+  return std::string(jti.substr(0, dot));
+}
 
 Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,
                                       int64_t now) {
   const keys::LiveKey* signer = keys.signer(now);
   if (!signer) return Status::unavailable("no signing key is available").with_retry_after(5);
   AccessToken out;
-  out.jti = crypto::random_token(16);
+  // base64url never holds a dot, nor does a grant id: the first dot ends the grant.
+  out.jti = request.grant_id.empty() ? crypto::random_token(16)
+                                     : request.grant_id + "." + crypto::random_token(16);
   out.issued_at = now;
   out.expires_at = now + request.lifetime_seconds;
   Json::Value claims(Json::objectValue);

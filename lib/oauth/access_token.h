@@ -1,11 +1,16 @@
 // RFC 9068 JWT access tokens (contract §4): header {"alg":"RS256","typ":"at+jwt","kid"},
 // claims iss, sub, aud (one string), client_id, scope, iat, nbf, exp, jti, and auth_time /
 // org_id when known. Signed with the key ring's current signer.
+//
+// The jti of a token issued under a grant is "<grant id>.<random>": whoever checks the deny-list
+// (introspection, the validator) finds the grant from the token alone, so revoking a grant
+// reaches its live access tokens without a stored row per token (grants.h).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "keys/key_ring.h"
@@ -21,6 +26,7 @@ struct AccessTokenRequest {
   int64_t lifetime_seconds = 900;
   std::optional<int64_t> auth_time;
   std::string organization_id;
+  std::string grant_id;  // empty for tokens of no grant (management tokens)
 };
 
 struct AccessToken {
@@ -29,6 +35,9 @@ struct AccessToken {
   int64_t issued_at = 0;
   int64_t expires_at = 0;
 };
+
+// The grant a jti names; nullopt for a jti of no grant (or one issued before jtis named grants).
+std::optional<std::string> grant_of_jti(std::string_view jti);
 
 // Unavailable when the ring has no signer yet (fresh store, or it could not be loaded).
 Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,

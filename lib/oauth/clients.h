@@ -45,17 +45,31 @@ Json::Value registration_event_data(const RegisteredClient& client);
 // The view the authorization and token endpoints use.
 ClientInfo client_info(const RegisteredClient& client);
 
+// A client as client authentication needs it: its view and, for a confidential client, the
+// SHA-256 of its secret (empty for public and CIMD clients).
+struct AuthenticatableClient {
+  ClientInfo info;
+  std::string secret_hash;
+};
+
+// Whether `secret` is the client's: SHA-256 compared in constant time, and the hash computed
+// even when there is nothing to compare with, so every failure costs the same.
+bool secret_matches(const AuthenticatableClient* client, const std::string& secret);
+
 class ClientStore {
  public:
   explicit ClientStore(store::Db& db) : db_(db) {}
 
   // A dcr_… or cli_… client; NotFound for any other id, including CIMD URLs.
   Result<ClientInfo> get(const std::string& client_id);
+  // The same with the secret's hash.
+  Result<AuthenticatableClient> find(const std::string& client_id);
   // The client, when `secret` is its secret. Unauthenticated with reason invalid_client on any
   // failure — unknown client, public client, wrong secret — and the same work in each case.
   Result<ClientInfo> authenticate(const std::string& client_id, const std::string& secret);
-  // Records that the client was used (for pruning). Writes at most once a minute per client,
-  // so calling it on every token request costs a read-free no-op most of the time.
+  // Records that the client was used (for pruning). Writes at most once a minute per client
+  // and worker process (remembered in memory), so calling it on every token request costs
+  // nothing most of the time.
   Status touch(const std::string& client_id);
 
   // Registers a client of `kind` (kDcr or kPreregistered) for the resource. A confidential

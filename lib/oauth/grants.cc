@@ -6,6 +6,7 @@
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "crypto/random.h"
+#include "oauth/access_token.h"
 #include "oauth/grant_revocation.h"
 
 namespace portcullis::oauth {
@@ -27,6 +28,21 @@ Grant grant_from(const store::Row& r, size_t at = 0) {
   g.absolute_expires_at = r.i64(at + 7);
   if (!r.is_null(at + 8)) g.revoked_at = r.i64(at + 8);
   return g;
+}
+
+// A new refresh token of the grant; `parent_hash` names the token it replaces (null for the
+// first), and the unique key on it refuses a second replacement of the same token.
+Result<std::string> insert_refresh_token(store::Db& db, const Grant& grant,
+                                         store::Value parent_hash, int64_t now,
+                                         int64_t idle_seconds) {
+  std::string token = crypto::random_token(32);
+  int64_t expires = std::min(now + idle_seconds, grant.absolute_expires_at);
+  PORTCULLIS_RETURN_IF_ERROR(
+      db.execute("INSERT INTO refresh_tokens (token_hash, grant_id, parent_hash, create_time, "
+                 "expires_at) VALUES (?, ?, ?, ?, ?)",
+                 {crypto::sha256(token), grant.id, std::move(parent_hash), db_now(), expires})
+          .status());
+  return token;
 }
 
 }  // namespace
@@ -54,36 +70,42 @@ Result<Grant> GrantStore::get(const std::string& grant_id) {
 
 Result<std::string> GrantStore::issue_refresh_token(const Grant& grant, int64_t now,
                                                     int64_t idle_seconds) {
-  std::string token = crypto::random_token(32);
-  int64_t expires = std::min(now + idle_seconds, grant.absolute_expires_at);
-  PORTCULLIS_RETURN_IF_ERROR(
-      db_.execute("INSERT INTO refresh_tokens (token_hash, grant_id, create_time, expires_at) "
-                  "VALUES (?, ?, ?, ?)",
-                  {crypto::sha256(token), grant.id, db_now(), expires})
-          .status());
-  return token;
+  return insert_refresh_token(db_, grant, nullptr, now, idle_seconds);
 }
 
-Result<LockedRefreshToken> GrantStore::lock_refresh_token(const std::string& token) {
+Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& token) {
+  // The user and the resource come along (a refresh needs both), and "rotated" is the parent
+  // link of migration 0009 or, for tokens rotated before it, rotated_at.
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
       db_.query(std::string("SELECT ") + kGrantColumns +
-                    ", t.expires_at, t.rotated_at FROM refresh_tokens t JOIN grants g ON "
-                    "g.id = t.grant_id WHERE t.token_hash = ? FOR UPDATE",
+                    ", t.expires_at, t.rotated_at IS NOT NULL OR EXISTS (SELECT 1 FROM "
+                    "refresh_tokens c WHERE c.parent_hash = t.token_hash), u.active, r.id, "
+                    "r.server_url, r.access_token_ttl_seconds FROM refresh_tokens t JOIN grants g "
+                    "ON g.id = t.grant_id LEFT JOIN users u ON u.id = g.user_id LEFT JOIN "
+                    "resources r ON r.id = g.resource_id WHERE t.token_hash = ?",
                 {crypto::sha256(token)}));
   if (rows.empty()) return Status::not_found("unknown refresh token");
-  LockedRefreshToken out;
-  out.grant = grant_from(rows[0]);
-  out.expires_at = rows[0].i64(9);
-  if (!rows[0].is_null(10)) out.rotated_at = rows[0].i64(10);
+  const store::Row& r = rows[0];
+  RefreshTokenState out;
+  out.grant = grant_from(r);
+  out.expires_at = r.i64(9);
+  out.rotated = r.boolean(10);
+  if (!r.is_null(11)) out.user_active = r.boolean(11);
+  if (!r.is_null(12)) {
+    Resource resource;
+    resource.id = r.str(12);
+    resource.server_url = r.str(13);
+    resource.access_token_ttl_seconds = static_cast<int>(r.i64(14));
+    out.resource = std::move(resource);
+  }
   return out;
 }
 
-Status GrantStore::mark_rotated(const std::string& token, int64_t now) {
-  return db_
-      .execute("UPDATE refresh_tokens SET rotated_at = ? WHERE token_hash = ?",
-               {now, crypto::sha256(token)})
-      .status();
+Result<std::string> GrantStore::rotate_refresh_token(const Grant& grant,
+                                                     const std::string& presented, int64_t now,
+                                                     int64_t idle_seconds) {
+  return insert_refresh_token(db_, grant, crypto::sha256(presented), now, idle_seconds);
 }
 
 Status GrantStore::revoke(const std::string& grant_id, const std::string& reason, int64_t now) {
@@ -103,14 +125,6 @@ Status GrantStore::revoke_all_for_user(const std::string& user_id, const std::st
   return revoke_all_grants(db_, GrantsOf::kUser, user_id, reason, now);
 }
 
-Status GrantStore::record_access_token(const std::string& jti, const std::string& grant_id,
-                                       int64_t expires_at) {
-  return db_
-      .execute("INSERT INTO access_tokens (jti, grant_id, expires_at) VALUES (?, ?, ?)",
-               {jti, grant_id.empty() ? store::Value(nullptr) : store::Value(grant_id), expires_at})
-      .status();
-}
-
 Status GrantStore::revoke_access_token(const std::string& jti, int64_t expires_at, int64_t now) {
   return db_
       .execute(
@@ -121,9 +135,16 @@ Status GrantStore::revoke_access_token(const std::string& jti, int64_t expires_a
 }
 
 Result<bool> GrantStore::is_access_token_revoked(const std::string& jti) {
+  std::optional<std::string> grant = grant_of_jti(jti);
+  // One round trip: the token's own deny-list entry, and whether its grant still stands.
   PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows, db_.query("SELECT revoked_at FROM access_tokens WHERE jti = ?", {jti}));
-  return !rows.empty() && !rows[0].is_null(0);
+      store::Rows rows,
+      db_.query("SELECT EXISTS (SELECT 1 FROM access_tokens WHERE jti = ? AND revoked_at IS NOT "
+                "NULL), EXISTS (SELECT 1 FROM grants WHERE id = ? AND revoked_at IS NULL)",
+                {jti, grant.value_or("")}));
+  if (rows.empty()) return Status::internal("no answer from the deny-list query");
+  if (rows[0].boolean(0)) return true;
+  return grant && !rows[0].boolean(1);
 }
 
 Status GrantStore::prune(int64_t now) {

@@ -90,18 +90,6 @@ void apply(Resource& r, const ResourceFields& f) {
   if (f.scopes) r.scopes = *f.scopes;
 }
 
-// One line of display text; `required` also refuses text that is empty or only spaces.
-Status check_display_text(std::string_view value, std::string_view field, size_t max_chars,
-                          bool required) {
-  if (auto problem = text::display_text_problem(value, max_chars)) {
-    return invalid(std::string(field) + " " + *problem);
-  }
-  if (required && value.find_first_not_of(' ') == std::string_view::npos) {
-    return invalid(std::string(field) + " must not be empty");
-  }
-  return Status::ok();
-}
-
 std::string server_url_key(const std::string& server_url) {
   return crypto::sha256(canonical_server_url(server_url).value_or(server_url));
 }
@@ -203,7 +191,7 @@ paging::Listing ResourceStore::listing() {
 }
 
 Status ResourceStore::validate(const Resource& r) const {
-  PORTCULLIS_RETURN_IF_ERROR(check_display_text(r.name, "name", kMaxResourceNameChars, true));
+  PORTCULLIS_RETURN_IF_ERROR(text::check_display_text(r.name, "name", kMaxResourceNameChars, true));
   PORTCULLIS_RETURN_IF_ERROR(validate_server_url(r.server_url));
   int64_t max_ttl = std::min<int64_t>(kMaxAccessTokenTtlSeconds, max_ttl_seconds_);
   if (r.access_token_ttl_seconds < kMinAccessTokenTtlSeconds ||
@@ -223,8 +211,8 @@ Status ResourceStore::validate(const Resource& r) const {
                      " letters, digits and _ - . : / starting with a letter or digit");
     }
     if (!seen.insert(s.name).second) return invalid("scope " + s.name + " is listed twice");
-    PORTCULLIS_RETURN_IF_ERROR(
-        check_display_text(s.description, "scope description", kMaxScopeDescriptionChars, false));
+    PORTCULLIS_RETURN_IF_ERROR(text::check_display_text(s.description, "scope description",
+                                                        kMaxScopeDescriptionChars, false));
     joined += s.name.size() + (joined ? 1 : 0);
   }
   if (joined > kMaxJoinedScopeBytes) {

@@ -6,6 +6,7 @@
 #include "cimd/resolve.h"
 #include "format/scope_list.h"
 #include "identity/user_store.h"
+#include "oauth/client_cache.h"
 #include "oauth/client_resolver.h"
 #include "oauth/clients.h"
 #include "oauth/codes.h"
@@ -26,7 +27,7 @@ Status invalid_client(std::string message) {
   return Status::unauthenticated(std::move(message)).with_reason("invalid_client");
 }
 
-// A user token for a grant: signed JWT, its jti recorded under the grant.
+// A user token for a grant, its jti naming the grant (access_token.h).
 Result<AccessToken> mint_for_grant(server::Services& services, const Resource& resource,
                                    const Grant& grant, const std::string& scope, int64_t now) {
   AccessTokenRequest request;
@@ -38,10 +39,8 @@ Result<AccessToken> mint_for_grant(server::Services& services, const Resource& r
   request.lifetime_seconds = resource.access_token_ttl_seconds;
   request.auth_time = grant.auth_time;
   request.organization_id = grant.organization_id;
-  PORTCULLIS_ASSIGN_OR_RETURN(AccessToken token, mint_access_token(services.keys, request, now));
-  PORTCULLIS_RETURN_IF_ERROR(
-      GrantStore(services.db).record_access_token(token.jti, grant.id, token.expires_at));
-  return token;
+  request.grant_id = grant.id;
+  return mint_access_token(services.keys, request, now);
 }
 
 Status user_can_hold_tokens(server::Services& services, const std::string& user_id) {
@@ -79,30 +78,45 @@ void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const 
 }  // namespace
 
 Result<ClientInfo> authenticate_client(server::Services& services,
-                                       const ClientCredentials& credentials, int64_t now) {
-  if (credentials.method != ClientCredentials::Method::kNone) {
-    // A secret was presented: one lookup checks it and yields the client. Public and CIMD
-    // clients have no secret, so they fail here too.
-    if (cimd::looks_like_cimd_client_id(credentials.client_id)) {
-      return invalid_client("this client is public and has no secret");
+                                       const ClientCredentials& credentials, int64_t now,
+                                       ClientLookup lookup) {
+  if (credentials.method != ClientCredentials::Method::kNone &&
+      cimd::looks_like_cimd_client_id(credentials.client_id)) {
+    return invalid_client("this client is public and has no secret");
+  }
+  ClientCache* cache =
+      lookup == ClientLookup::kWorkerCache ? &ClientCache::of_this_worker() : nullptr;
+  const AuthenticatableClient* client = cache ? cache->find(credentials.client_id, now) : nullptr;
+  Result<AuthenticatableClient> loaded = Status::not_found("unknown client_id");
+  if (!client) {
+    if (!cimd::looks_like_cimd_client_id(credentials.client_id)) {
+      loaded = ClientStore(services.db).find(credentials.client_id);
+    } else {
+      auto resolved = resolve_client(services, credentials.client_id, now);
+      if (resolved) {
+        loaded = AuthenticatableClient{std::move(resolved).value(), ""};
+      } else {
+        loaded = resolved.status();
+      }
     }
-    auto authenticated =
-        ClientStore(services.db).authenticate(credentials.client_id, credentials.client_secret);
-    if (!authenticated) {
-      if (authenticated.status().code() == Code::kUnavailable) return authenticated.status();
+    if (!loaded && loaded.status().code() == Code::kUnavailable) return loaded.status();
+    if (loaded) {
+      client = &*loaded;
+      if (cache) cache->put(*loaded, now);
+    }
+  }
+  if (credentials.method != ClientCredentials::Method::kNone) {
+    // Public and CIMD clients have no secret, so they fail here too.
+    if (!secret_matches(client, credentials.client_secret)) {
       return invalid_client("client authentication failed");
     }
-    return authenticated;
+    return client->info;
   }
-  auto client = resolve_client(services, credentials.client_id, now);
-  if (!client) {
-    if (client.status().code() == Code::kUnavailable) return client.status();
-    return invalid_client("client authentication failed");
-  }
-  if (!client->is_public()) {
+  if (!client) return invalid_client("client authentication failed");
+  if (!client->info.is_public()) {
     return invalid_client("this client must authenticate with its secret");
   }
-  return client;
+  return client->info;
 }
 
 Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
@@ -209,67 +223,63 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   if (token.empty()) return invalid_request("refresh_token is required");
   server::Services& services = ctx.services;
   GrantStore grants(services.db);
-  ResourceStore resources(services.db);
 
-  UserTokens out;
-  Grant grant;
-  bool reuse = false;
-  Status st = services.db.transaction([&]() -> Status {
-    reuse = false;
-    auto locked = grants.lock_refresh_token(token);
-    if (!locked) {
-      if (locked.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
-      return locked.status();
-    }
-    grant = locked->grant;
-    if (grant.client_id != client.client_id) {
-      return invalid_grant("the refresh token was issued to another client");
-    }
-    if (grant.revoked_at) return invalid_grant("the grant was revoked");
-    if (locked->rotated_at) {
-      // A rotated-out token came back: one of the two holders is not the client.
-      PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant.id, "refresh_reuse", now));
-      reuse = true;
-      return Status::ok();
-    }
-    if (locked->expires_at <= now || grant.absolute_expires_at <= now) {
-      return invalid_grant("the refresh token has expired");
-    }
-    PORTCULLIS_RETURN_IF_ERROR(user_can_hold_tokens(services, grant.user_id));
-    PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(grant.resource_id));
-    if (auto indicator = form.get("resource");
-        indicator && !resource_indicator_matches(resource, *indicator)) {
-      return Status::invalid_argument("resource differs from the grant's")
-          .with_reason("invalid_target");
-    }
-    std::set<std::string> granted = format::scope_set(grant.scope);
-    std::set<std::string> scopes = granted;
-    if (auto requested = form.get("scope"); requested && !requested->empty()) {
-      scopes = format::scope_set(*requested);
-      for (const auto& s : scopes) {
-        if (!granted.count(s)) {
-          return Status::invalid_argument("scope " + s +
-                                          " was not granted; a refresh can only narrow")
-              .with_reason("invalid_scope");
-        }
+  // One read, one write (grants.h): the read decides, and the INSERT of the successor lets only
+  // one presentation of the token win, so no lock is held across the signature.
+  auto presented = grants.find_refresh_token(token);
+  if (!presented) {
+    if (presented.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
+    return presented.status();
+  }
+  const Grant& grant = presented->grant;
+  auto reuse_detected = [&]() -> Status {
+    // A rotated-out token came back: one of the two holders is not the client.
+    PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant.id, "refresh_reuse", now));
+    ctx.events.add(token_event(ctx, "token.refresh_reuse_detected", grant));
+    return invalid_grant("the refresh token was already used; the grant is revoked");
+  };
+  if (grant.client_id != client.client_id) {
+    return invalid_grant("the refresh token was issued to another client");
+  }
+  if (grant.revoked_at) return invalid_grant("the grant was revoked");
+  if (presented->rotated) return reuse_detected();
+  if (presented->expires_at <= now || grant.absolute_expires_at <= now) {
+    return invalid_grant("the refresh token has expired");
+  }
+  if (!presented->user_active) return invalid_grant("the user no longer exists");
+  if (!*presented->user_active) return invalid_grant("the user is deactivated");
+  if (!presented->resource) return invalid_grant("the resource no longer exists");
+  const Resource& resource = *presented->resource;
+  if (auto indicator = form.get("resource");
+      indicator && !resource_indicator_matches(resource, *indicator)) {
+    return Status::invalid_argument("resource differs from the grant's")
+        .with_reason("invalid_target");
+  }
+  std::set<std::string> granted = format::scope_set(grant.scope);
+  std::set<std::string> scopes = granted;
+  if (auto requested = form.get("scope"); requested && !requested->empty()) {
+    scopes = format::scope_set(*requested);
+    for (const auto& s : scopes) {
+      if (!granted.count(s)) {
+        return Status::invalid_argument("scope " + s +
+                                        " was not granted; a refresh can only narrow")
+            .with_reason("invalid_scope");
       }
     }
-    out.scope = format::join_scopes(scopes);
-    PORTCULLIS_RETURN_IF_ERROR(grants.mark_rotated(token, now));
-    PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
-                                mint_for_grant(services, resource, grant, out.scope, now));
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        std::string rt,
-        grants.issue_refresh_token(grant, now, services.config.refresh_token_idle_seconds));
-    out.refresh_token = std::move(rt);
-    return Status::ok();
-  });
-  if (!st.is_ok()) return st;
-  if (reuse) {
-    events::Event e = token_event(ctx, "token.refresh_reuse_detected", grant);
-    ctx.events.add(std::move(e));
-    return invalid_grant("the refresh token was already used; the grant is revoked");
   }
+  UserTokens out;
+  out.scope = format::join_scopes(scopes);
+  // Signed before the rotation is stored, so a signing failure leaves the presented token live.
+  PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
+                              mint_for_grant(services, resource, grant, out.scope, now));
+  auto rotated =
+      grants.rotate_refresh_token(grant, token, now, services.config.refresh_token_idle_seconds);
+  if (!rotated) {
+    // Another request rotated this token between our read and our write: reuse.
+    if (rotated.status().code() == Code::kAlreadyExists) return reuse_detected();
+    return rotated.status();
+  }
+  out.refresh_token = std::move(rotated).value();
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "crypto/hash.h"
 #include "format/json.h"
 #include "jose/claims.h"
 #include "jose/jwt.h"
@@ -51,32 +50,15 @@ std::optional<jose::DecodedJwt> verify_access_token(server::Services& services,
   return std::move(decoded).value();
 }
 
-struct RefreshView {
-  Grant grant;
-  int64_t expires_at;
-  bool rotated;
-};
-
-Result<std::optional<RefreshView>> find_refresh_token(store::Db& db, const std::string& token) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db.query("SELECT g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.revoked_at, "
-               "g.absolute_expires_at, t.expires_at, t.rotated_at FROM refresh_tokens t JOIN "
-               "grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
-               {crypto::sha256(token)}));
-  if (rows.empty()) return std::optional<RefreshView>();
-  const auto& r = rows[0];
-  RefreshView v;
-  v.grant.id = r.str(0);
-  v.grant.user_id = r.str(1);
-  v.grant.client_id = r.str(2);
-  v.grant.resource_id = r.str(3);
-  v.grant.scope = r.str(4);
-  if (!r.is_null(5)) v.grant.revoked_at = r.i64(5);
-  v.grant.absolute_expires_at = r.i64(6);
-  v.expires_at = std::min(r.i64(7), r.i64(6));
-  v.rotated = !r.is_null(8);
-  return std::optional<RefreshView>(std::move(v));
+// The presented refresh token, or nullopt when it is not one of ours.
+Result<std::optional<RefreshTokenState>> find_refresh_token(store::Db& db,
+                                                            const std::string& token) {
+  auto found = GrantStore(db).find_refresh_token(token);
+  if (!found) {
+    if (found.status().code() == Code::kNotFound) return std::optional<RefreshTokenState>();
+    return found.status();
+  }
+  return std::optional<RefreshTokenState>(std::move(found).value());
 }
 
 }  // namespace
@@ -100,15 +82,15 @@ Result<Json::Value> introspect(server::Services& services, const std::string& to
     return v;
   }
   PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services.db, token));
-  if (!refresh || refresh->rotated || refresh->grant.revoked_at || refresh->expires_at <= now) {
-    return inactive();
-  }
+  if (!refresh) return inactive();
+  const int64_t expires_at = std::min(refresh->expires_at, refresh->grant.absolute_expires_at);
+  if (refresh->rotated || refresh->grant.revoked_at || expires_at <= now) return inactive();
   Json::Value v(Json::objectValue);
   v["active"] = true;
   v["scope"] = refresh->grant.scope;
   v["client_id"] = refresh->grant.client_id;
   v["sub"] = refresh->grant.user_id;
-  v["exp"] = static_cast<Json::Int64>(refresh->expires_at);
+  v["exp"] = static_cast<Json::Int64>(expires_at);
   v["iss"] = services.config.base_url + "/resources/" + refresh->grant.resource_id;
   v["token_type"] = "refresh_token";
   return v;

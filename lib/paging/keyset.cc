@@ -48,6 +48,15 @@ Result<bool> any_beyond(store::Db& db, const KeysetQuery& q, Direction direction
   return !rows.empty();
 }
 
+Result<int64_t> total_size(store::Db& db, const KeysetQuery& q) {
+  if (q.total) return q.total();
+  store::Params params;
+  std::string where = where_clause(q, std::nullopt, params);
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows count,
+                              db.query("SELECT COUNT(*) FROM " + q.from + where, params));
+  return count.empty() ? 0 : count[0].i64(0);
+}
+
 Position position_of(const store::Row& r) {
   return Position{r.str(0), r.str(1)};
 }
@@ -131,11 +140,7 @@ Result<Page<store::Row>> fetch_page(store::Db& db, const KeysetQuery& q, const P
     if (after) page.next_page_token = token_for(Direction::kForward, *last);
   }
 
-  store::Params count_params;
-  std::string count_where = where_clause(q, std::nullopt, count_params);
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows count, db.query("SELECT COUNT(*) FROM " + q.from + count_where, count_params));
-  page.total_size = count.empty() ? 0 : count[0].i64(0);
+  PORTCULLIS_ASSIGN_OR_RETURN(page.total_size, total_size(db, q));
   page.items.reserve(rows.size());
   for (const store::Row& r : rows) page.items.push_back(strip_keyset(r));
   return page;

@@ -27,6 +27,7 @@
 #include <json/value.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ struct KeysetQuery {
   store::Params params;  // the values for `where`
   std::string time_column = "create_time";
   std::string id_column = "id";
+  // Where total_size comes from: unset = COUNT(*) over `where`, which reads every matching
+  // index entry; a listing that can grow to millions of rows passes an exact maintained count
+  // instead (counter.h).
+  std::function<Result<int64_t>()> total;
 };
 
 // A page of a listing: its items, ascending (create_time, id), and the paging fields.

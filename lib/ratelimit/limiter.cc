@@ -6,17 +6,18 @@ Result<Decision> Limiter::hit(const std::string& bucket, int limit, int window_s
                               int64_t now) {
   if (limit <= 0 || window_seconds <= 0) return Decision{};
   int64_t window_start = now - now % window_seconds;
-  // One statement counts and reads back atomically; LAST_INSERT_ID(expr) carries the new count
-  // out of the upsert without a second round trip racing other workers.
-  PORTCULLIS_RETURN_IF_ERROR(
-      db_.execute("INSERT INTO rate_limit_counters (bucket, window_start, hits) VALUES (?, ?, "
-                  "LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE hits = LAST_INSERT_ID(hits + 1)",
-                  {bucket.substr(0, 255), window_start})
-          .status());
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query("SELECT LAST_INSERT_ID()"));
-  int64_t hits = rows.empty() ? 0 : rows[0].i64(0);
+  // One round trip decides and counts: the affected-rows count says which case happened —
+  // 1 the window's first hit (inserted), 2 a hit under the limit (counted), 0 the window is
+  // full (left as it is: refused hits are not counted, so the row never outgrows the limit).
+  // This needs the server's "changed" count, not "matched" (store/db.h: no CLIENT_FOUND_ROWS).
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      uint64_t changed,
+      db_.execute("INSERT INTO rate_limit_counters (bucket, window_start, hits) VALUES (?, ?, 1) "
+                  "ON DUPLICATE KEY UPDATE hits = IF(hits < ?, hits + 1, hits)",
+                  {bucket.substr(0, 255), window_start, static_cast<int64_t>(limit)}));
+  const bool allowed = changed != 0;
   Decision d;
-  d.allowed = hits <= limit;
+  d.allowed = allowed;
   if (!d.allowed) d.retry_after_seconds = static_cast<int>(window_start + window_seconds - now);
   if (d.retry_after_seconds < 1 && !d.allowed) d.retry_after_seconds = 1;
   return d;

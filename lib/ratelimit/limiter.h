@@ -1,6 +1,7 @@
 // Rate limits shared by every worker and node: fixed-window counters in the database (one
-// upsert per counted request). A bucket names what is limited ("dcr:ip:203.0.113.9",
-// "token:client:dcr_…"); the window is aligned to multiples of its length.
+// upsert per request, which both counts and decides: one round trip). A bucket names what is
+// limited ("dcr:ip:203.0.113.9", "token:client:dcr_…"); the window is aligned to multiples of its
+// length.
 #pragma once
 
 #include <cstdint>

@@ -156,6 +156,7 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
 
   while (!stop_requested()) {
     pollfd pfd{listen_fd, POLLIN, 0};
+    if (options.on_idle && ::poll(&pfd, 1, 0) == 0) options.on_idle();
     int n = ::ppoll(&pfd, 1, nullptr, &wait_mask);
     if (n < 0) {
       if (errno == EINTR) continue;  // a stop signal (checked by the loop) or SIGALRM leftover

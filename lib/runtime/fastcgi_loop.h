@@ -15,6 +15,10 @@ struct ServeOptions {
   // inside FCGX_Accept_r) and while the handler reads the body or writes the response
   // (SO_RCVTIMEO/SO_SNDTIMEO). A stalled peer therefore costs a worker at most this long.
   std::chrono::milliseconds io_timeout{30000};
+  // Called when no connection is waiting, before the loop blocks for the next one (and not
+  // between requests that queue back to back): for work a busy worker defers, such as writing
+  // a batch of events. Runs with the stop signals blocked, like a request.
+  std::function<void()> on_idle;
 };
 
 // Serves FastCGI requests on `listen_fd` until SIGTERM, SIGINT or SIGUSR1 (libfcgi's own

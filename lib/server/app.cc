@@ -145,11 +145,14 @@ http::Response App::reject_body(http::Request& request, http::BodyRead outcome) 
   return r;
 }
 
+void App::on_idle() {
+  if (events_.empty()) return;
+  Status st = events_.flush(services_.db);
+  if (!st.is_ok()) log::warn("events not yet written", {{"error", st.to_string()}});
+}
+
 void App::after_response() {
-  if (!events_.empty()) {
-    Status st = events_.flush(services_.db);
-    if (!st.is_ok()) log::warn("events not yet written", {{"error", st.to_string()}});
-  }
+  if (events_.due(events::Recorder::kRowsPerInsert, kEventBatchAge)) on_idle();
   int64_t now = unix_now();
   for (Periodic& p : periodic_) {
     if (now < p.next_due) continue;

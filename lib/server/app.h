@@ -8,9 +8,15 @@
 //  - handler: Result<Response>(Context&). An error Status becomes the family's error body.
 //  - response: headers every response carries (X-Request-Id, nosniff, a Cache-Control default
 //    of no-store, CORS), then one access-log line.
-//  - event: the events the handler recorded are written after the response left.
+//  - event: the events the handler recorded are written after the response left. A busy worker
+//    batches them: it writes when it is about to wait for the next request (on_idle), when
+//    Recorder::kRowsPerInsert are pending, when the oldest has waited kEventBatchAge, and when
+//    it stops. So under load the events of many requests share one INSERT, and at rest every
+//    event is written right after its response. What a crash (not a graceful stop) can lose is
+//    what one worker recorded within kEventBatchAge.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <set>
@@ -81,9 +87,13 @@ class App {
   http::Response handle(http::Request& request);
   // The response for a request whose body could not be read (413, 400).
   http::Response reject_body(http::Request& request, http::BodyRead outcome);
-  // The event phase: writes what handlers recorded, then runs periodic tasks that are due.
-  // Call after the response was sent.
+  // The event phase: writes what handlers recorded when the batch is due, then runs periodic
+  // tasks that are due. Call after the response was sent.
   void after_response();
+  // Writes every recorded event now. Call before waiting for the next request, and at stop.
+  void on_idle();
+
+  static constexpr std::chrono::milliseconds kEventBatchAge{1000};
 
   // Housekeeping (pruning expired rows, unused clients...) run between requests, at most once
   // per `interval_seconds` per worker, and on one worker at a time across the whole cluster (a

@@ -75,16 +75,23 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
   // here (the database may be starting), requests will retry.
   (void)keys.reload(unix_now());
 
-  return runtime::serve_fastcgi(listen_fd, [&](FCGX_Request& fcgi) {
-    http::Request request;
-    http::BodyRead body = http::read_request(fcgi, request);
-    http::Response response =
-        body == http::BodyRead::kOk ? app.handle(request) : app.reject_body(request, body);
-    http::write_response(fcgi, response);
-    // Hand the response to nginx before the event phase touches the database.
-    FCGX_Finish_r(&fcgi);
-    app.after_response();
-  });
+  runtime::ServeOptions options;
+  options.on_idle = [&]() { app.on_idle(); };
+  int code = runtime::serve_fastcgi(
+      listen_fd,
+      [&](FCGX_Request& fcgi) {
+        http::Request request;
+        http::BodyRead body = http::read_request(fcgi, request);
+        http::Response response =
+            body == http::BodyRead::kOk ? app.handle(request) : app.reject_body(request, body);
+        http::write_response(fcgi, response);
+        // Hand the response to nginx before the event phase touches the database.
+        FCGX_Finish_r(&fcgi);
+        app.after_response();
+      },
+      options);
+  app.on_idle();  // a graceful stop loses no event
+  return code;
 }
 
 }  // namespace

@@ -109,6 +109,8 @@ Status Db::ensure_connected() {
   options["schema"] = sql::SQLString(config_.name);
   options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
   options["OPT_RECONNECT"] = false;
+  // execute() reports rows changed, not rows matched (ratelimit/limiter.cc relies on it).
+  options["CLIENT_FOUND_ROWS"] = false;
   options["OPT_CONNECT_TIMEOUT"] = config_.connect_timeout_seconds;
   options["OPT_READ_TIMEOUT"] = config_.read_timeout_seconds;
   options["OPT_WRITE_TIMEOUT"] = config_.write_timeout_seconds;
@@ -189,8 +191,10 @@ Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint
       if (in_transaction_) transaction_broken_ = true;
       return Status::unavailable("the database is unavailable").with_retry_after(1);
     }
-    if (in_transaction_ && is_transient_conflict(code)) {
-      transaction_broken_ = true;
+    if (is_transient_conflict(code)) {
+      // Rolled back whole (inside a transaction: all of it, run again by transaction()). A
+      // single statement, e.g. one that lost a Galera certification, is a 503 to retry.
+      if (in_transaction_) transaction_broken_ = true;
       return Status::unavailable("transaction conflict").with_retry_after(1);
     }
     if (code == 1062) return Status::already_exists("duplicate key");
@@ -217,6 +221,7 @@ Result<uint64_t> Db::execute(std::string_view sql_text, const Params& params) {
 }
 
 Status Db::transaction(const std::function<Status()>& fn) {
+  if (in_transaction_) return nested_transaction(fn);
   for (int attempt = 0;; ++attempt) {
     PORTCULLIS_RETURN_IF_ERROR(ensure_connected());
     in_transaction_ = true;
@@ -244,6 +249,29 @@ Status Db::transaction(const std::function<Status()>& fn) {
     if (retry) continue;
     return st;
   }
+}
+
+Status Db::nested_transaction(const std::function<Status()>& fn) {
+  // Static names by depth: savepoints are per connection, and only this class creates them.
+  std::string name = "portcullis_nested_" + std::to_string(++nesting_);
+  Status st;
+  try {
+    control(("SAVEPOINT " + name).c_str());
+    st = fn();
+    if (transaction_broken_) {
+      // The whole outer transaction is lost; its owner rolls back (and may run it again).
+    } else if (st.is_ok()) {
+      control(("RELEASE SAVEPOINT " + name).c_str());
+    } else {
+      control(("ROLLBACK TO SAVEPOINT " + name).c_str());
+    }
+  } catch (const sql::SQLException& e) {
+    log::warn("database savepoint failed", {{"db_error", e.getErrorCode()}});
+    transaction_broken_ = true;
+    st = Status::unavailable("the database is unavailable").with_retry_after(1);
+  }
+  --nesting_;
+  return st;
 }
 
 void Db::control(const char* statement) {

@@ -6,10 +6,15 @@
 // Failure contract, which the http layer turns into 503 + Retry-After:
 //  - query(): a read. If the connection turns out dead, reconnect and run it once more.
 //  - execute(): a single autocommit write. Never retried (its outcome is unknown when the
-//    connection died mid-flight); Unavailable is returned instead.
+//    connection died mid-flight); Unavailable is returned instead, as for a deadlock or lock
+//    wait timeout (a Galera certification failure among them), which rolled it back.
 //  - transaction(): runs `fn` between BEGIN and COMMIT. A dead connection, a deadlock or a lock
 //    wait timeout before COMMIT rolls everything back, so `fn` is run once more on a fresh
 //    connection. `fn` must therefore have no effect outside the transaction.
+//    Called inside another transaction(), it joins it: `fn`'s writes are undone (to a
+//    savepoint) when it fails, and otherwise commit or roll back with the outer transaction,
+//    which is also what is retried. So a store method that needs its writes to be atomic can
+//    use transaction() and still be composed into a larger one.
 // Connector/C++ exceptions never cross this header: every method returns a Status.
 //
 // Not thread-safe: one Db per process (the workers are single-threaded).
@@ -64,7 +69,8 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   Result<Rows> query(std::string_view sql, const Params& params = {});
-  // Rows changed (or matched, for UPDATE, as the server reports them).
+  // Rows changed: an UPDATE that matches a row but leaves it as it was counts 0, and an
+  // INSERT … ON DUPLICATE KEY UPDATE counts 1 for an insert, 2 for a change, 0 for neither.
   Result<uint64_t> execute(std::string_view sql, const Params& params = {});
   Status transaction(const std::function<Status()>& fn);
 
@@ -84,11 +90,13 @@ class Db {
   Status run(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected);
   // Transaction control statements (static text). Throws sql::SQLException like the driver.
   void control(const char* statement);
+  Status nested_transaction(const std::function<Status()>& fn);
 
   config::DbConfig config_;
   std::unique_ptr<Impl> impl_;
   bool in_transaction_ = false;
   bool transaction_broken_ = false;
+  int nesting_ = 0;
   uint64_t connects_ = 0;
 };
 

@@ -71,14 +71,16 @@ Result<std::shared_ptr<const crypto::RsaPublicKey>> JwksKeyCache::find(std::stri
       if (it != keys_->end()) return it->second;
     }
   }
-  auto fetch_due = [&] {
-    std::shared_lock lock(mu_);
-    return !attempted_ || now - last_attempt_ >= options_.min_refresh_seconds;
-  };
-  if (fetch_due()) {
+  {
+    // Taken even when no fetch is due: a thread arriving while another fetches waits for that
+    // fetch's keys instead of answering from the set it is replacing (or from none at all).
     std::lock_guard fetch_lock(fetch_mu_);
-    // Another thread may have fetched while this one waited for the lock.
-    if (fetch_due()) (void)fetch_locked(now);
+    bool due = false;
+    {
+      std::shared_lock lock(mu_);
+      due = !attempted_ || now - last_attempt_ >= options_.min_refresh_seconds;
+    }
+    if (due) (void)fetch_locked(now);
   }
   // The set as it now is; a stale one still answers while a refetch is not due or failed.
   std::shared_lock lock(mu_);

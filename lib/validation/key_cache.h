@@ -7,8 +7,9 @@
 //    most once per `min_refresh_seconds` (default 60) however many such tokens arrive, so a
 //    flood of made-up kids costs one fetch a minute. A set older than `max_age_seconds` is
 //    refetched on the next lookup (so a withdrawn key stops being trusted). A failed fetch keeps
-//    the previous set. Thread-safe: lookups share a lock; only a refresh takes it exclusively,
-//    and one thread at a time fetches.
+//    the previous set. Thread-safe: lookups of known kids share a lock; a miss waits for any
+//    fetch in flight (so concurrent first requests all see the first fetch's keys), and one
+//    thread at a time fetches.
 //  - KeyRingKeys: Portcullis' own workers (the nginx auth_request validator) read the key ring
 //    they already hold (lib/keys), refreshed from the database; no HTTP round trip. One thread
 //    only, like the KeyRing it wraps.

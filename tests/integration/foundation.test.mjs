@@ -7,6 +7,14 @@ import {
   http, env, baseUrl, basic, managementToken, cli, sleep,
   assertOAuthError, assertProblem, assertNoNulls,
 } from './harness.mjs';
+import { assertMatchesSpec } from './openapi.mjs';
+
+// Every /api/v1 response of this file is also checked against docs/openapi.yaml.
+async function apiHttp(pathname, options = {}) {
+  const r = await http(pathname, options);
+  assertMatchesSpec(options.method ?? 'GET', pathname, r);
+  return r;
+}
 
 test('healthz and readyz answer 200 on a healthy stack', async () => {
   const h = await http('/healthz');
@@ -110,7 +118,7 @@ test('token endpoint: client authentication rules', async () => {
 test('management API: authentication phase and scopes', async () => {
   // no token, a non-Bearer header, a forged token
   for (const headers of [{}, { authorization: basic('a', 'b') }, { authorization: 'Bearer not.a.jwt' }]) {
-    const r = await http('/api/v1/clients/api_x', { headers });
+    const r = await apiHttp('/api/v1/clients/api_x', { headers });
     assertProblem(assert, r, 401, 'unauthenticated');
     assert.equal(r.headers.get('www-authenticate'), 'Bearer');
   }
@@ -118,23 +126,23 @@ test('management API: authentication phase and scopes', async () => {
   // a token whose signature was tampered with
   const [h, p, s] = token.split('.');
   const flipped = s[0] === 'A' ? 'B' + s.slice(1) : 'A' + s.slice(1);
-  assertProblem(assert, await http('/api/v1/clients/api_x', { headers: { authorization: `Bearer ${h}.${p}.${flipped}` } }), 401, 'unauthenticated');
+  assertProblem(assert, await apiHttp('/api/v1/clients/api_x', { headers: { authorization: `Bearer ${h}.${p}.${flipped}` } }), 401, 'unauthenticated');
   // a token whose claims were changed (signature no longer matches)
   const claims = JSON.parse(Buffer.from(p, 'base64url'));
   claims.aud = 'https://elsewhere.example';
   const forged = `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${s}`;
-  assertProblem(assert, await http('/api/v1/clients/api_x', { headers: { authorization: `Bearer ${forged}` } }), 401, 'unauthenticated');
+  assertProblem(assert, await apiHttp('/api/v1/clients/api_x', { headers: { authorization: `Bearer ${forged}` } }), 401, 'unauthenticated');
 
   const auth = { authorization: `Bearer ${token}` };
-  assertProblem(assert, await http('/api/v1/clients/api_nothere', { headers: auth }), 404, 'not_found');
+  assertProblem(assert, await apiHttp('/api/v1/clients/api_nothere', { headers: auth }), 404, 'not_found');
   // invalid JSON, a non-object, bad fields
-  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: '{"name": "x",' }), 400, 'invalid_argument');
-  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: '[1,2]' }), 400, 'invalid_argument');
-  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: { name: 'x', scopes: ['nope'] } }), 400, 'invalid_argument');
-  assertProblem(assert, await http('/api/v1/clients', { method: 'POST', headers: auth, json: { name: '', scopes: ['users:read'] } }), 400, 'invalid_argument');
+  assertProblem(assert, await apiHttp('/api/v1/clients', { method: 'POST', headers: auth, json: '{"name": "x",' }), 400, 'invalid_argument');
+  assertProblem(assert, await apiHttp('/api/v1/clients', { method: 'POST', headers: auth, json: '[1,2]' }), 400, 'invalid_argument');
+  assertProblem(assert, await apiHttp('/api/v1/clients', { method: 'POST', headers: auth, json: { name: 'x', scopes: ['nope'] } }), 400, 'invalid_argument');
+  assertProblem(assert, await apiHttp('/api/v1/clients', { method: 'POST', headers: auth, json: { name: '', scopes: ['users:read'] } }), 400, 'invalid_argument');
 
   // create a narrow client, use it, see its limits, delete it
-  const created = await http('/api/v1/clients', { method: 'POST', headers: auth, json: { name: 'reader', scopes: ['users:read'] } });
+  const created = await apiHttp('/api/v1/clients', { method: 'POST', headers: auth, json: { name: 'reader', scopes: ['users:read'] } });
   assert.equal(created.status, 201, created.text);
   assert.match(created.json.client_id, /^api_[0-9a-z]{26}$/);
   assert.ok(created.json.client_secret.length >= 43);
@@ -142,20 +150,20 @@ test('management API: authentication phase and scopes', async () => {
   assert.match(created.json.create_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   assert.equal(created.headers.get('cache-control'), 'no-store');
   assertNoNulls(assert, created.json);
-  const fetched = await http(`/api/v1/clients/${created.json.client_id}`, { headers: auth });
+  const fetched = await apiHttp(`/api/v1/clients/${created.json.client_id}`, { headers: auth });
   assert.equal(fetched.status, 200);
   assert.equal(fetched.json.client_secret, undefined, 'the secret is shown once');
 
   const readerToken = await managementToken(created.json.client_id, created.json.client_secret);
-  const escalate = await http('/api/v1/clients', { method: 'POST', headers: { authorization: `Bearer ${readerToken}` }, json: { name: 'x', scopes: ['users:write'] } });
+  const escalate = await apiHttp('/api/v1/clients', { method: 'POST', headers: { authorization: `Bearer ${readerToken}` }, json: { name: 'x', scopes: ['users:write'] } });
   assertProblem(assert, escalate, 403, 'permission_denied');
-  const cannotDelete = await http(`/api/v1/clients/${env.PORTCULLIS_CLIENT_ID}`, { method: 'DELETE', headers: { authorization: `Bearer ${readerToken}` } });
+  const cannotDelete = await apiHttp(`/api/v1/clients/${env.PORTCULLIS_CLIENT_ID}`, { method: 'DELETE', headers: { authorization: `Bearer ${readerToken}` } });
   assertProblem(assert, cannotDelete, 403, 'permission_denied');
 
-  const del = await http(`/api/v1/clients/${created.json.client_id}`, { method: 'DELETE', headers: auth });
+  const del = await apiHttp(`/api/v1/clients/${created.json.client_id}`, { method: 'DELETE', headers: auth });
   assert.equal(del.status, 204);
   // a deleted client's live token stops working at once, and it can get no new one
-  assertProblem(assert, await http(`/api/v1/clients/${env.PORTCULLIS_CLIENT_ID}`, { headers: { authorization: `Bearer ${readerToken}` } }), 401, 'unauthenticated');
+  assertProblem(assert, await apiHttp(`/api/v1/clients/${env.PORTCULLIS_CLIENT_ID}`, { headers: { authorization: `Bearer ${readerToken}` } }), 401, 'unauthenticated');
   await assert.rejects(managementToken(created.json.client_id, created.json.client_secret));
 });
 
@@ -189,7 +197,7 @@ test('key rotation publishes the next key before it signs', async () => {
 
 test('token endpoint: 1,200 requests a minute per client, then 429 with Retry-After', async () => {
   const admin = { authorization: `Bearer ${await managementToken()}` };
-  const c = (await http('/api/v1/clients', { method: 'POST', headers: admin, json: { name: 'rate-limited', scopes: ['users:read'] } })).json;
+  const c = (await apiHttp('/api/v1/clients', { method: 'POST', headers: admin, json: { name: 'rate-limited', scopes: ['users:read'] } })).json;
   // Fixed one-minute windows: start early in one so the burst cannot straddle two.
   const second = new Date().getUTCSeconds();
   if (second > 40) await sleep((61 - second) * 1000);
@@ -214,17 +222,17 @@ test('token endpoint: 1,200 requests a minute per client, then 429 with Retry-Af
 test('GET /api/v1/clients pages through API clients with opaque tokens', async () => {
   const admin = { authorization: `Bearer ${await managementToken()}` };
   for (let i = 0; i < 3; i++) {
-    await http('/api/v1/clients', { method: 'POST', headers: admin, json: { name: `lister-${i}`, scopes: ['users:read'] } });
+    await apiHttp('/api/v1/clients', { method: 'POST', headers: admin, json: { name: `lister-${i}`, scopes: ['users:read'] } });
   }
   // Walk every page forward, then back from the last one: the same clients in the same order.
   const walk = async (size) => {
     const pages = [];
-    let page = await http(`/api/v1/clients?page_size=${size}`, { headers: admin });
+    let page = await apiHttp(`/api/v1/clients?page_size=${size}`, { headers: admin });
     assert.equal(page.status, 200, page.text);
     assert.equal(page.json.prev_page_token, '', 'nothing before the first page');
     pages.push(page.json);
     while (page.json.next_page_token) {
-      page = await http(`/api/v1/clients?page_size=${size}&page_token=${page.json.next_page_token}`, { headers: admin });
+      page = await apiHttp(`/api/v1/clients?page_size=${size}&page_token=${page.json.next_page_token}`, { headers: admin });
       pages.push(page.json);
     }
     return pages;
@@ -239,12 +247,12 @@ test('GET /api/v1/clients pages through API clients with opaque tokens', async (
   let page = small.at(-1);
   const back = [];
   while (page.prev_page_token) {
-    page = (await http(`/api/v1/clients?page_size=7&page_token=${page.prev_page_token}`, { headers: admin })).json;
+    page = (await apiHttp(`/api/v1/clients?page_size=7&page_token=${page.prev_page_token}`, { headers: admin })).json;
     back.unshift(...page.clients.map((c) => c.client_id));
   }
   assert.deepEqual(back, ids.slice(0, back.length));
   assert.equal(back.length + small.at(-1).clients.length, ids.length);
   for (const bad of ['page_size=0', 'page_size=101', 'page_size=abc', 'page_token=tampered']) {
-    assertProblem(assert, await http(`/api/v1/clients?${bad}`, { headers: admin }), 400, 'invalid_argument');
+    assertProblem(assert, await apiHttp(`/api/v1/clients?${bad}`, { headers: admin }), 400, 'invalid_argument');
   }
 });

@@ -192,3 +192,18 @@ export function parseFastcgiResponse(buf) {
   }
   return { status: Number((headers.status ?? '0').split(' ')[0]), headers, body };
 }
+
+// Runs one read-only SQL statement against the test stack's database with the `mariadb`
+// client and returns the rows as arrays of strings (tab-separated batch output). For checks of
+// what no API shows yet (recorded events, counters); never for setting up state behind the
+// service's back.
+export function dbQuery(sql) {
+  const conf = parseEnvFile(configFile);
+  const password = readFileSync(conf.PORTCULLIS_DB_PASSWORD_FILE, 'utf8').trim();
+  const out = execFileSync(
+    'mariadb',
+    ['--socket', conf.PORTCULLIS_DB_SOCKET, '-u', conf.PORTCULLIS_DB_USER, '-N', '-B', conf.PORTCULLIS_DB_NAME, '-e', sql],
+    { encoding: 'utf8', env: { ...process.env, MYSQL_PWD: password } },
+  );
+  return out.split('\n').filter(Boolean).map((line) => line.split('\t'));
+}

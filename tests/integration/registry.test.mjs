@@ -24,6 +24,14 @@ import {
   http, baseUrl, managementToken, cli, sleep, configFile,
   assertOAuthError, assertProblem, assertNoNulls,
 } from './harness.mjs';
+import { assertMatchesSpec } from './openapi.mjs';
+
+// Every /api/v1 response of this file is also checked against docs/openapi.yaml.
+async function apiHttp(pathname, options = {}) {
+  const r = await http(pathname, options);
+  assertMatchesSpec(options.method ?? 'GET', pathname, r);
+  return r;
+}
 
 const RESOURCE_ID = /^res_[0-9a-hjkmnp-tv-z]{26}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -38,7 +46,7 @@ async function admin() {
 
 // A management API call with a Bearer token (the bootstrap client's unless given).
 async function api(method, pathname, { token, json } = {}) {
-  return http(pathname, {
+  return apiHttp(pathname, {
     method,
     json,
     headers: { authorization: `Bearer ${token ?? (await admin())}` },
@@ -209,7 +217,7 @@ test('resources: every field is validated', async () => {
   for (const json of bad) {
     assertProblem(assert, await api('POST', '/api/v1/resources', { json }), 400, 'invalid_argument');
   }
-  assertProblem(assert, await http('/api/v1/resources', {
+  assertProblem(assert, await apiHttp('/api/v1/resources', {
     method: 'POST', body: 'not json',
     headers: { authorization: `Bearer ${await admin()}`, 'content-type': 'application/json' },
   }), 400, 'invalid_argument');
@@ -247,7 +255,7 @@ test('resources: management scopes are enforced', async () => {
   }
   const other = await tokenWithScopes(['users:read']);
   assertProblem(assert, await api('GET', '/api/v1/resources', { token: other }), 403, 'permission_denied');
-  const anonymous = await http('/api/v1/resources');
+  const anonymous = await apiHttp('/api/v1/resources');
   assertProblem(assert, anonymous, 401, 'unauthenticated');
   assert.match(anonymous.headers.get('www-authenticate'), /^Bearer/);
   assert.equal((await api('GET', `/api/v1/resources/${r.id}`)).json.name, r.name, 'nothing changed');

@@ -117,6 +117,12 @@ test('a valid token passes with the caller\'s identity; the upstream cannot be f
   assert.equal((await call(mcpPath, `Bearer ${token}`)).status, 200);
 });
 
+test('a CORS preflight passes without a token (browsers never send credentials on it)', async () => {
+  const res = await fetch(nginx.url + mcpPath, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+  assert.equal(res.status, 200);
+  assert.equal(seen.at(-1)['x-portcullis-sub'], undefined, 'no identity for a preflight');
+});
+
 test('seed §7: a valid token without the required scope gets 403 with the exact body', async () => {
   const r = await call('/notes', `Bearer ${await mintAccessToken(resource, { scope: 'demo:read' })}`);
   assert.equal(r.status, 403, r.text);

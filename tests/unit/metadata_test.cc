@@ -3,6 +3,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "format/metadata.h"
+
 using namespace portcullis;
 
 namespace {
@@ -19,16 +21,6 @@ oauth::Resource test_resource() {
   r.server_url = "https://mcp.example.com/mcp";
   r.scopes = {{"todo:read", "Read"}, {"todo:write", "Write"}};
   return r;
-}
-
-bool has_null(const Json::Value& v) {
-  if (v.isNull()) return true;
-  if (v.isObject() || v.isArray()) {
-    for (const auto& child : v) {
-      if (has_null(child)) return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -53,7 +45,7 @@ BOOST_AUTO_TEST_CASE(resource_metadata_has_exactly_the_contract_fields) {
   BOOST_TEST(m["client_id_metadata_document_supported"].asBool());
   BOOST_TEST(m["authorization_response_iss_parameter_supported"].asBool());
   BOOST_TEST(m.size() == 15u);
-  BOOST_TEST(!has_null(m));
+  BOOST_TEST(!format::contains_null(m));
 }
 
 BOOST_AUTO_TEST_CASE(switches_shape_the_document) {
@@ -64,7 +56,7 @@ BOOST_AUTO_TEST_CASE(switches_shape_the_document) {
   BOOST_TEST(!m.isMember("registration_endpoint"));
   BOOST_TEST(m["client_id_metadata_document_supported"].isBool());
   BOOST_TEST(!m["client_id_metadata_document_supported"].asBool());
-  BOOST_TEST(!has_null(m));
+  BOOST_TEST(!format::contains_null(m));
 }
 
 BOOST_AUTO_TEST_CASE(openid_form_is_the_same_document_plus_oidc_fields) {

@@ -114,7 +114,7 @@ struct Stack {
   }
 
   int64_t events(const std::string& type, const std::string& login_request_id) {
-    app.after_response();  // the event phase writes what the handlers recorded
+    app.on_idle();  // the event phase writes what the handlers recorded
     auto rows = db.query(
         "SELECT COUNT(*) FROM events WHERE type = ? AND JSON_VALUE(data, '$.login_request_id') = ?",
         {type, login_request_id});

@@ -87,6 +87,36 @@ BOOST_AUTO_TEST_CASE(transactions_commit_or_roll_back_whole) {
   BOOST_TEST(count(db) == 2);
 }
 
+BOOST_AUTO_TEST_CASE(a_nested_transaction_joins_the_outer_one) {
+  auto config = testing::test_config();
+  if (!config) return;
+  store::Db db(config->db);
+  reset_table(db);
+  auto insert = [&](const char* id) {
+    return db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string(id)}).status();
+  };
+  Status ok = db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(insert("a"));
+    // A failed inner transaction undoes only its own writes; the outer one goes on.
+    Status inner = db.transaction([&]() -> Status {
+      PORTCULLIS_RETURN_IF_ERROR(insert("b"));
+      return Status::invalid_argument("inner changed its mind");
+    });
+    BOOST_TEST(inner.code() == Code::kInvalidArgument);
+    return db.transaction([&]() -> Status { return insert("c"); });
+  });
+  BOOST_TEST(ok.is_ok());
+  BOOST_TEST(count(db) == 2);  // a and c
+  // The outer failure takes a committed-looking inner transaction with it.
+  reset_table(db);
+  Status failed = db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(db.transaction([&]() -> Status { return insert("d"); }));
+    return Status::invalid_argument("outer changed its mind");
+  });
+  BOOST_TEST(failed.code() == Code::kInvalidArgument);
+  BOOST_TEST(count(db) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_killed_connection_is_replaced_and_statements_reprepared) {
   auto config = testing::test_config();
   if (!config) return;

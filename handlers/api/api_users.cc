@@ -1,0 +1,114 @@
+#include "api_users.h"
+
+#include "identity/user_store.h"
+#include "listing.h"
+#include "organizations/organization_store.h"
+#include "organizations/user_listing.h"
+#include "user_json.h"
+
+namespace portcullis::api_worker {
+namespace {
+
+using identity::User;
+using identity::UserStore;
+using organizations::ListedUser;
+using server::Context;
+
+Json::Value listed_json(const ListedUser& u) {
+  return user_json(u.user, u.memberships);
+}
+
+// A user with all their memberships, as GET /users/{id} and the writes answer.
+Result<Json::Value> full_json(Context& ctx, const User& u) {
+  PORTCULLIS_ASSIGN_OR_RETURN(auto memberships,
+                              organizations::MembershipStore(ctx.services.db).of_users({u.id}));
+  return user_json(u, memberships[u.id]);
+}
+
+void record(Context& ctx, std::string type, const User& u, Json::Value data) {
+  events::Event e = ctx.event(std::move(type));
+  e.user_id = u.id;
+  e.data = std::move(data);
+  e.data["by"] = ctx.caller.id;
+  ctx.events.add(std::move(e));
+}
+
+Result<http::Response> create_user(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
+  PORTCULLIS_ASSIGN_OR_RETURN(identity::UserFields fields, read_user_fields(body));
+  PORTCULLIS_ASSIGN_OR_RETURN(User u, UserStore(ctx.services.db).create(fields));
+  record(ctx, "user.created", u, Json::Value(Json::objectValue));
+  http::Response out = http::Response::json(201, user_json(u, {}));
+  out.set_header("Location", ctx.services.config.base_url + "/api/v1/users/" + u.id);
+  return out;
+}
+
+Result<http::Response> get_user(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(User u,
+                              UserStore(ctx.services.db).get(ctx.request.path_param("user_id")));
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, full_json(ctx, u));
+  return http::Response::json(200, body);
+}
+
+Result<http::Response> update_user(Context& ctx) {
+  UserStore store(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(User before, store.get(ctx.request.path_param("user_id")));
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
+  PORTCULLIS_ASSIGN_OR_RETURN(identity::UserFields fields, read_user_fields(body));
+  PORTCULLIS_ASSIGN_OR_RETURN(User u, store.update(before.id, fields));
+  Json::Value data(Json::objectValue);
+  data["fields"] = Json::Value(Json::arrayValue);
+  for (const auto& key : body.getMemberNames()) data["fields"].append(key);
+  record(ctx, "user.updated", u, data);
+  if (before.active && !u.active)
+    record(ctx, "user.deactivated", u, Json::Value(Json::objectValue));
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value out, full_json(ctx, u));
+  return http::Response::json(200, out);
+}
+
+Result<http::Response> delete_user(Context& ctx) {
+  UserStore store(ctx.services.db);
+  PORTCULLIS_ASSIGN_OR_RETURN(User u, store.get(ctx.request.path_param("user_id")));
+  PORTCULLIS_RETURN_IF_ERROR(store.remove(u.id));
+  record(ctx, "user.deleted", u, Json::Value(Json::objectValue));
+  return http::Response::empty(204);
+}
+
+Result<http::Response> list_users(Context& ctx) {
+  return listing_response(
+      ctx, UserStore::listing(), "users",
+      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+        return organizations::list_environment_users(ctx.services.db, request, codec);
+      },
+      listed_json);
+}
+
+Result<http::Response> list_organization_users(Context& ctx) {
+  // The id is checked before the query string: a malformed organization is a 400 whatever
+  // the paging parameters say.
+  std::string id = ctx.request.path_param("organization_id");
+  PORTCULLIS_RETURN_IF_ERROR(organizations::check_organization_id(id));
+  return listing_response(
+      ctx, organizations::organization_users_listing(id), "users",
+      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+        return organizations::list_organization_users(ctx.services.db, id, request, codec);
+      },
+      listed_json);
+}
+
+}  // namespace
+
+void install_user_routes(server::App& app) {
+  server::Auth read{server::AuthKind::kManagementToken, "users:read"};
+  server::Auth write{server::AuthKind::kManagementToken, "users:write"};
+  app.add("POST", "/api/v1/users", server::Route{.handler = create_user, .auth = write});
+  app.add("GET", "/api/v1/users", server::Route{.handler = list_users, .auth = read});
+  app.add("GET", "/api/v1/users/{user_id}", server::Route{.handler = get_user, .auth = read});
+  app.add("PATCH", "/api/v1/users/{user_id}", server::Route{.handler = update_user, .auth = write});
+  app.add("DELETE", "/api/v1/users/{user_id}",
+          server::Route{.handler = delete_user, .auth = write});
+  app.add("GET", "/api/v1/organizations/{organization_id}/users",
+          server::Route{.handler = list_organization_users, .auth = read});
+}
+
+}  // namespace portcullis::api_worker

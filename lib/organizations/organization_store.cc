@@ -1,0 +1,144 @@
+#include "organizations/organization_store.h"
+
+#include "core/ids.h"
+#include "core/time.h"
+#include "format/json.h"
+#include "format/metadata.h"
+#include "format/text.h"
+#include "paging/counter.h"
+
+namespace portcullis::organizations {
+namespace {
+
+constexpr const char* kColumns =
+    "id, display_name, external_id, metadata, create_time, update_time";
+
+Status invalid(std::string message) {
+  return Status::invalid_argument(std::move(message));
+}
+
+Result<Organization> from_row(const store::Row& r) {
+  Organization o;
+  o.id = r.str(0);
+  o.display_name = r.str(1);
+  o.external_id = r.opt(2);
+  o.metadata = format::parse_stored_metadata(r.str(3));
+  o.create_time = db_time_to_rfc3339(r.str(4));
+  o.update_time = db_time_to_rfc3339(r.str(5));
+  return o;
+}
+
+void apply(Organization& o, const OrganizationFields& f) {
+  if (f.display_name) o.display_name = *f.display_name;
+  if (f.external_id) o.external_id = *f.external_id;
+  if (f.metadata) o.metadata = *f.metadata;
+}
+
+Status validate(const Organization& o) {
+  PORTCULLIS_RETURN_IF_ERROR(
+      text::check_display_text(o.display_name, "display_name", kMaxDisplayNameChars, true));
+  if (o.external_id) {
+    if (o.external_id->empty()) return invalid("external_id must not be empty");
+    PORTCULLIS_RETURN_IF_ERROR(
+        text::check_display_text(*o.external_id, "external_id", kMaxExternalIdChars, false));
+  }
+  return format::check_metadata(o.metadata);
+}
+
+Status duplicate_external_id(const Status& st) {
+  if (st.code() != Code::kAlreadyExists) return st;
+  return Status::already_exists("another organization already has this external_id");
+}
+
+}  // namespace
+
+Status check_organization_id(std::string_view id) {
+  bool ok = id.size() >= 5 && id.size() <= 32 && id.substr(0, 4) == "org_";
+  for (size_t i = 4; ok && i < id.size(); ++i) {
+    char c = id[i];
+    ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         c == '-';
+  }
+  if (ok) return Status::ok();
+  return invalid("organization_id must be \"org_\" followed by 1 to 28 letters, digits, _ or -");
+}
+
+Result<Organization> OrganizationStore::create(const OrganizationFields& fields) {
+  if (!fields.display_name) return invalid("display_name is required");
+  Organization o;
+  apply(o, fields);
+  PORTCULLIS_RETURN_IF_ERROR(validate(o));
+  o.id = new_id("org_");
+  std::string now = db_now();
+  o.create_time = o.update_time = db_time_to_rfc3339(now);
+  auto inserted = db_.execute(
+      "INSERT INTO organizations (id, display_name, external_id, metadata, create_time, "
+      "update_time) VALUES (?, ?, ?, ?, ?, ?)",
+      {o.id, o.display_name, store::nullable(o.external_id), json::write(o.metadata), now, now});
+  if (!inserted) return duplicate_external_id(inserted.status());
+  return o;
+}
+
+Result<Organization> OrganizationStore::get(const std::string& id) {
+  PORTCULLIS_RETURN_IF_ERROR(check_organization_id(id));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kColumns + " FROM organizations WHERE id = ?", {id}));
+  if (rows.empty()) return Status::not_found("no organization " + id);
+  return from_row(rows[0]);
+}
+
+Result<Organization> OrganizationStore::update(const std::string& id,
+                                               const OrganizationFields& changes) {
+  PORTCULLIS_RETURN_IF_ERROR(check_organization_id(id));
+  Organization updated;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows,
+        db_.query(std::string("SELECT ") + kColumns + " FROM organizations WHERE id = ? FOR UPDATE",
+                  {id}));
+    if (rows.empty()) return Status::not_found("no organization " + id);
+    PORTCULLIS_ASSIGN_OR_RETURN(updated, from_row(rows[0]));
+    apply(updated, changes);
+    PORTCULLIS_RETURN_IF_ERROR(validate(updated));
+    std::string now = db_now();
+    updated.update_time = db_time_to_rfc3339(now);
+    return db_
+        .execute(
+            "UPDATE organizations SET display_name = ?, external_id = ?, metadata = ?, "
+            "update_time = ? WHERE id = ?",
+            {updated.display_name, store::nullable(updated.external_id),
+             json::write(updated.metadata), now, id})
+        .status();
+  });
+  if (!st.is_ok()) return duplicate_external_id(st);
+  return updated;
+}
+
+Status OrganizationStore::remove(const std::string& id) {
+  PORTCULLIS_RETURN_IF_ERROR(check_organization_id(id));
+  return db_.transaction([&]() -> Status {
+    // The row lock orders this delete after any membership change in flight (they read the
+    // organization with a shared lock), so no membership outlives its organization.
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows, db_.query("SELECT id FROM organizations WHERE id = ? FOR UPDATE", {id}));
+    if (rows.empty()) return Status::not_found("no organization " + id);
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM memberships WHERE organization_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(paging::drop_count(db_, id));
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM organization_domains WHERE organization_id = ?", {id}).status());
+    return db_.execute("DELETE FROM organizations WHERE id = ?", {id}).status();
+  });
+}
+
+Result<paging::Page<Organization>> OrganizationStore::list(const paging::PageRequest& request,
+                                                           const paging::TokenCodec& codec) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      paging::Page<store::Row> rows,
+      paging::fetch_page(db_, paging::KeysetQuery{.columns = kColumns, .from = "organizations"},
+                         request, codec));
+  return paging::convert_page<Organization>(std::move(rows), from_row);
+}
+
+}  // namespace portcullis::organizations

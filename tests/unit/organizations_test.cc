@@ -1,0 +1,213 @@
+#define BOOST_TEST_MODULE organizations
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+#include "db_fixture.h"
+#include "format/metadata.h"
+#include "identity/user_store.h"
+#include "organizations/membership_store.h"
+#include "organizations/organization_store.h"
+#include "organizations/user_listing.h"
+#include "paging/counter.h"
+#include "store/migrate.h"
+#include "store/migrations.h"
+
+using namespace portcullis;
+using namespace portcullis::organizations;
+
+namespace {
+
+std::unique_ptr<store::Db> migrated_db() {
+  auto config = testing::test_config();
+  if (!config) return nullptr;
+  auto db = std::make_unique<store::Db>(config->db);
+  BOOST_REQUIRE(store::migrate(*db, store::embedded_migrations()).is_ok());
+  return db;
+}
+
+std::string unique_email() {
+  return "member-" + new_id("usr_").substr(4) + "@example.com";
+}
+
+identity::User new_user(store::Db& db) {
+  identity::UserFields f;
+  f.email = unique_email();
+  auto u = identity::UserStore(db).create(f);
+  BOOST_REQUIRE(u.is_ok());
+  return *u;
+}
+
+Organization new_org(store::Db& db) {
+  OrganizationFields f;
+  f.display_name = "Unit " + new_id("org_");
+  auto o = OrganizationStore(db).create(f);
+  BOOST_REQUIRE(o.is_ok());
+  return *o;
+}
+
+int64_t count(store::Db& db, std::string_view scope) {
+  auto n = paging::read_count(db, scope);
+  BOOST_REQUIRE(n.is_ok());
+  return *n;
+}
+
+// The counters must always move with what COUNT(*) says. Other unit tests insert users behind
+// the store's back into the same database, so the environment count is compared as the
+// difference to COUNT(*), which no write through the stores may change.
+int64_t users_drift(store::Db& db) {
+  auto users = db.query("SELECT COUNT(*) FROM users");
+  BOOST_REQUIRE(users.is_ok());
+  return (*users)[0].i64(0) - count(db, paging::kEnvironmentUsers);
+}
+
+void expect_counts_exact(store::Db& db, const std::string& org_id, int64_t drift) {
+  auto members = db.query("SELECT COUNT(*) FROM memberships WHERE organization_id = ?", {org_id});
+  BOOST_REQUIRE(members.is_ok());
+  BOOST_TEST(users_drift(db) == drift);
+  BOOST_TEST(count(db, org_id) == (*members)[0].i64(0));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(organization_ids_given_by_callers) {
+  for (const char* ok : {"org_a", "org_01jd3k6v2q8x4n7r9t0w5y1z3b", "org_A-b_C",
+                         "org_aaaaaaaaaaaaaaaaaaaaaaaaaaaa"}) {
+    BOOST_TEST(check_organization_id(ok).is_ok(), ok);
+  }
+  for (const char* bad : {"", "org_", "org", "acme", "ORG_abc", "org_a.b", "org_a b", "org_a/b",
+                          "org_é", "org_aaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "usr_abc"}) {
+    BOOST_TEST(check_organization_id(bad).code() == Code::kInvalidArgument, bad);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(membership_fields_are_checked) {
+  MembershipFields f;
+  BOOST_TEST(check_membership_fields(f).is_ok());
+  f.roles = {"admin", "billing:read", "a.b-c_d"};
+  BOOST_TEST(check_membership_fields(f).is_ok());
+  for (const std::string& bad :
+       std::vector<std::string>{"", "-lead", "has space", std::string(65, 'a'), "é"}) {
+    MembershipFields g;
+    g.roles = {bad};
+    BOOST_TEST(check_membership_fields(g).code() == Code::kInvalidArgument, bad);
+  }
+  MembershipFields twice;
+  twice.roles = {"a", "a"};
+  BOOST_TEST(!check_membership_fields(twice).is_ok());
+  MembershipFields status;
+  status.status = "deleted";
+  BOOST_TEST(!check_membership_fields(status).is_ok());
+}
+
+BOOST_AUTO_TEST_CASE(metadata_is_an_object_without_nulls_and_bounded) {
+  Json::Value ok(Json::objectValue);
+  ok["a"]["b"] = Json::Value(Json::arrayValue);
+  ok["a"]["b"].append(1);
+  BOOST_TEST(format::check_metadata(ok).is_ok());
+  Json::Value with_null = ok;
+  with_null["a"]["b"].append(Json::Value());
+  BOOST_TEST(!format::check_metadata(with_null).is_ok());
+  BOOST_TEST(!format::check_metadata(Json::Value(Json::arrayValue)).is_ok());
+  Json::Value big(Json::objectValue);
+  big["x"] = std::string(format::kMaxMetadataBytes, 'x');
+  BOOST_TEST(!format::check_metadata(big).is_ok());
+  BOOST_TEST(format::parse_stored_metadata("not json").isObject());
+}
+
+BOOST_AUTO_TEST_CASE(counter_shards_sum_to_the_count) {
+  auto db = migrated_db();
+  if (!db) return;
+  std::string scope = new_id("org_");
+  BOOST_TEST(count(*db, scope) == 0);
+  for (int i = 0; i < 40; ++i)
+    BOOST_REQUIRE(paging::add_to_count(*db, scope, new_id("usr_"), 1).is_ok());
+  BOOST_TEST(count(*db, scope) == 40);
+  auto shards = db->query("SELECT COUNT(*) FROM listing_counts WHERE scope = ?", {scope});
+  BOOST_REQUIRE(shards.is_ok());
+  BOOST_TEST((*shards)[0].i64(0) > 1);  // spread, not one hot row
+  BOOST_TEST((*shards)[0].i64(0) <= paging::kCountShards);
+  std::string id = new_id("usr_");
+  BOOST_REQUIRE(paging::add_to_count(*db, scope, id, 1).is_ok());
+  BOOST_REQUIRE(paging::add_to_count(*db, scope, id, -1).is_ok());
+  BOOST_TEST(count(*db, scope) == 40);
+  BOOST_REQUIRE(paging::drop_count(*db, scope).is_ok());
+  BOOST_TEST(count(*db, scope) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(every_write_keeps_the_counts_exact) {
+  auto db = migrated_db();
+  if (!db) return;
+  Organization org = new_org(*db);
+  const int64_t drift = users_drift(*db);
+  expect_counts_exact(*db, org.id, drift);
+  MembershipStore memberships(*db);
+  identity::User a = new_user(*db);
+  identity::User b = new_user(*db);
+  auto put = memberships.put(org.id, a.id, MembershipFields{}, "api");
+  BOOST_REQUIRE(put.is_ok());
+  BOOST_TEST(put->created);
+  auto again = memberships.put(org.id, a.id, MembershipFields{.roles = {"admin"}}, "api");
+  BOOST_REQUIRE(again.is_ok());
+  BOOST_TEST(!again->created);
+  BOOST_TEST(again->membership.join_time == put->membership.join_time);
+  BOOST_REQUIRE(memberships.put(org.id, b.id, MembershipFields{}, "scim").is_ok());
+  BOOST_TEST(count(*db, org.id) == 2);
+  expect_counts_exact(*db, org.id, drift);
+
+  // Sign-in creates users through the same store.
+  auto signed_in = identity::UserStore(*db).find_or_create_by_verified_email(
+      "signin-" + new_id("usr_").substr(4) + "@example.com");
+  BOOST_REQUIRE(signed_in.is_ok());
+  expect_counts_exact(*db, org.id, drift);
+
+  BOOST_REQUIRE(identity::UserStore(*db).remove(a.id).is_ok());
+  BOOST_TEST(count(*db, org.id) == 1);
+  expect_counts_exact(*db, org.id, drift);
+  BOOST_TEST(memberships.remove(org.id, a.id).code() == Code::kNotFound);
+  BOOST_REQUIRE(memberships.remove(org.id, b.id).is_ok());
+  BOOST_TEST(memberships.remove(org.id, b.id).code() == Code::kNotFound);
+  expect_counts_exact(*db, org.id, drift);
+
+  BOOST_REQUIRE(memberships.put(org.id, b.id, MembershipFields{}, "api").is_ok());
+  BOOST_REQUIRE(OrganizationStore(*db).remove(org.id).is_ok());
+  expect_counts_exact(*db, org.id, drift);
+  BOOST_TEST(memberships.put(org.id, b.id, MembershipFields{}, "api").status().code() ==
+             Code::kNotFound);
+  BOOST_REQUIRE(identity::UserStore(*db).remove(b.id).is_ok());
+  BOOST_REQUIRE(identity::UserStore(*db).remove(signed_in->id).is_ok());
+  expect_counts_exact(*db, org.id, drift);
+}
+
+BOOST_AUTO_TEST_CASE(organization_listing_holds_only_its_members_and_memberships) {
+  auto db = migrated_db();
+  if (!db) return;
+  Organization one = new_org(*db);
+  Organization two = new_org(*db);
+  MembershipStore memberships(*db);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) {
+    identity::User u = new_user(*db);
+    ids.push_back(u.id);
+    BOOST_REQUIRE(memberships.put(one.id, u.id, MembershipFields{}, "api").is_ok());
+    if (i % 2 == 0) BOOST_REQUIRE(memberships.put(two.id, u.id, MembershipFields{}, "api").is_ok());
+  }
+  paging::TokenCodec codec(std::string(32, 'k'), organization_users_listing(one.id));
+  paging::PageRequest request;
+  request.page_size = 3;
+  auto page = list_organization_users(*db, one.id, request, codec);
+  BOOST_REQUIRE(page.is_ok());
+  BOOST_TEST(page->total_size == 5);
+  BOOST_REQUIRE(page->items.size() == 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    BOOST_TEST(page->items[i].user.id == ids[i]);
+    BOOST_REQUIRE(page->items[i].memberships.size() == 1u);
+    BOOST_TEST(page->items[i].memberships[0].organization_id == one.id);
+  }
+  BOOST_TEST(page->next_page_token != "");
+  BOOST_TEST(page->prev_page_token == "");
+  auto unknown = list_organization_users(*db, "org_unknown", request, codec);
+  BOOST_TEST(unknown.status().code() == Code::kNotFound);
+}
