@@ -1,13 +1,11 @@
 #include "validator.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <memory>
 
 #include "core/time.h"
 #include "discovery/metadata.h"
-#include "dpop/replay_cache.h"
 #include "format/scope_list.h"
 #include "log/log.h"
 #include "oauth/resources.h"
@@ -30,12 +28,6 @@ using validation::Verdict;
 // noticed without a restart.
 constexpr int64_t kResourceRefreshSeconds = 30;
 
-int64_t monotonic_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string_view gateway_param(const http::Request& request, const std::string& name) {
   auto it = request.gateway_params.find(name);
   return it == request.gateway_params.end() ? std::string_view() : std::string_view(it->second);
@@ -56,11 +48,8 @@ class Validator {
         deny_list_(services.config.validator_denylist_sync_ms),
         events_(services.config.validator_event_flush_ms),
         // RFC 9449 §7: bound tokens need a fresh proof; jtis go to the cluster-wide cache.
-        proofs_(std::make_shared<validation::DpopProofChecker>(
-            services.config.dpop_iat_leeway_seconds,
-            [&db = services.db](const dpop::VerifiedProof& proof) {
-              return dpop::ReplayCache(db).remember(proof);
-            })) {}
+        proofs_(validation::DpopProofChecker::over_replay_cache(
+            services.db, services.config.dpop_iat_leeway_seconds)) {}
 
   Result<http::Response> validate(Context& ctx);
   Result<http::Response> metadata(Context& ctx);

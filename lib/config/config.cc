@@ -243,6 +243,10 @@ Result<Config> from_settings(const Settings& s) {
   PORTCULLIS_ASSIGN_OR_RETURN(c.dpop_iat_leeway_seconds,
                               parse_int(s, "PORTCULLIS_DPOP_IAT_LEEWAY_SECONDS", 60, 1, 3600));
   PORTCULLIS_RETURN_IF_ERROR(load_smtp(s, c.smtp));
+  c.demo_resource_id = get(s, "PORTCULLIS_DEMO_RESOURCE_ID");
+  if (!c.demo_resource_id.empty() && c.demo_resource_id.rfind("res_", 0) != 0) {
+    return Status::invalid_argument("PORTCULLIS_DEMO_RESOURCE_ID must be a resource id (res_...)");
+  }
   return c;
 }
 

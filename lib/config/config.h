@@ -93,6 +93,10 @@ struct Config {
     std::string password;  // read from PORTCULLIS_SMTP_PASSWORD_FILE
   } smtp;
 
+  // The demo MCP server (portcullis-demo-mcp, contract §12): the resource it serves, whose
+  // server URL is its own URL and the audience of the tokens it accepts. Empty elsewhere.
+  std::string demo_resource_id;
+
   bool is_local() const { return mode == "local"; }
 };
 

@@ -12,6 +12,12 @@ int64_t unix_now() {
       .count();
 }
 
+int64_t monotonic_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string db_time_to_rfc3339(const std::string& db) {
   // YYYY-MM-DD HH:MM:SS[.ffffff]
   if (db.size() < 19 || db[10] != ' ') return db;

@@ -9,6 +9,9 @@
 namespace portcullis {
 
 int64_t unix_now();
+// Milliseconds of a clock that never jumps (steady_clock): schedules and intervals, never
+// timestamps.
+int64_t monotonic_ms();
 
 // "2026-11-21 10:00:00.123456" → "2026-11-21T10:00:00Z" (seconds precision, as the contract's
 // examples show). Returns the input unchanged when it is not a DATETIME.

@@ -58,6 +58,8 @@ std::string_view reason_phrase(int status) {
       return "OK";
     case 201:
       return "Created";
+    case 202:
+      return "Accepted";
     case 204:
       return "No Content";
     case 303:
@@ -74,6 +76,8 @@ std::string_view reason_phrase(int status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 406:
+      return "Not Acceptable";
     case 409:
       return "Conflict";
     case 411:

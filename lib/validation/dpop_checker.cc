@@ -1,6 +1,15 @@
 #include "validation/dpop_checker.h"
 
+#include "dpop/replay_cache.h"
+
 namespace portcullis::validation {
+
+std::shared_ptr<const DpopProofChecker> DpopProofChecker::over_replay_cache(
+    store::Db& db, int64_t iat_leeway_seconds) {
+  return std::make_shared<DpopProofChecker>(
+      iat_leeway_seconds,
+      [&db](const dpop::VerifiedProof& proof) { return dpop::ReplayCache(db).remember(proof); });
+}
 
 Verdict DpopProofChecker::check(Verdict verified, std::string_view token,
                                 const RequestFacts& request, int64_t now) const {

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "dpop/presentation.h"
+#include "store/db.h"
 #include "validation/verifier.h"
 
 namespace portcullis::validation {
@@ -18,6 +20,11 @@ class DpopProofChecker final : public ProofChecker {
   // must be as thread-safe as the Verifier's use.
   DpopProofChecker(int64_t iat_leeway_seconds, dpop::RememberProof remember)
       : iat_leeway_seconds_(iat_leeway_seconds), remember_(std::move(remember)) {}
+
+  // The checker of Portcullis' own workers: jtis go to the cluster-wide dpop::ReplayCache in
+  // `db` (which must outlive the checker; a worker's connection does).
+  static std::shared_ptr<const DpopProofChecker> over_replay_cache(store::Db& db,
+                                                                   int64_t iat_leeway_seconds);
 
   // `verified` back when the proof holds; else kInvalidToken with dpop_error set (the challenge
   // then uses the DPoP scheme), or kUnavailable when the replay store cannot answer.

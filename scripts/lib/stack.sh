@@ -25,7 +25,7 @@ _not_config_key() {
     PORTCULLIS_PORT | PORTCULLIS_LISTEN_ADDR | PORTCULLIS_BUILD_DIR | PORTCULLIS_BUILD_TYPE | \
       PORTCULLIS_BIN_DIR | PORTCULLIS_NGINX_* | PORTCULLIS_*_TIMEOUT | PORTCULLIS_TEST_* | \
       PORTCULLIS_CLIENT_ID | PORTCULLIS_CLIENT_SECRET | PORTCULLIS_DEMO_RESOURCE_ID | \
-      PORTCULLIS_DEMO_MCP_URL | PORTCULLIS_DB_HOST | PORTCULLIS_DB_PORT) return 0 ;;
+      PORTCULLIS_DEMO_MCP_URL | PORTCULLIS_DEMO_MCP_PORT | PORTCULLIS_DB_HOST | PORTCULLIS_DB_PORT) return 0 ;;
   esac
   return 1
 }
@@ -137,13 +137,16 @@ bootstrap_value() {
 worker_pidfile() { printf '%s/%s.pid\n' "$RUN_DIR" "$1"; }
 worker_pid() { pid_alive "$(worker_pidfile "$1")" "portcullis-$1"; }
 
-# worker_start FAMILY: the pool's master in the background (own session), stderr (JSON log
-# lines) appended to var/log/FAMILY.log; returns once its socket exists.
+# worker_start FAMILY [NAME=VALUE...]: the pool's master in the background (own session),
+# stderr (JSON log lines) appended to var/log/FAMILY.log, with the settings given exported on
+# top of the config file's; returns once its pid file exists.
 worker_start() {
   local family=$1 sock=$RUN_DIR/$1.sock log_file=$LOG_DIR/$1.log
+  shift
   rm -f "$sock"
   printf '{"note":"scripts/run-local starts portcullis-%s at %s"}\n' "$family" "$(date -u +%FT%TZ)" >>"$log_file"
-  (config_env && spawn_daemon "$(worker_pidfile "$family")" "$log_file" \
+  # shellcheck disable=SC2163  # NAME=VALUE words: export sets each NAME
+  (config_env && { (($# == 0)) || export "$@"; } && spawn_daemon "$(worker_pidfile "$family")" "$log_file" \
     "$BIN_DIR/portcullis-$family" --config "$CONF" --socket "$sock" --workers "$WORKERS")
 }
 
@@ -169,7 +172,7 @@ workers_wait() {
 # workers_stop: SIGTERM to every master (each drains its children), then wait.
 workers_stop() {
   local family pid pids=() families=()
-  for family in "${PORTCULLIS_FAMILIES[@]}"; do
+  for family in "${PORTCULLIS_POOLS[@]}"; do
     if pid=$(worker_pid "$family"); then
       kill -TERM "$pid" 2>/dev/null || true
       pids+=("$pid") families+=("$family")
@@ -183,20 +186,88 @@ workers_stop() {
       kill -KILL -- "-${pids[$i]}" 2>/dev/null || kill -KILL "${pids[$i]}" 2>/dev/null || true
     fi
   done
-  for family in "${PORTCULLIS_FAMILIES[@]}"; do
+  for family in "${PORTCULLIS_POOLS[@]}"; do
     rm -f "$(worker_pidfile "$family")" "$RUN_DIR/$family.sock"
   done
 }
 
-# demo_setup: the demo MCP server of contract §12, once handlers/demo-mcp exists. It will
-# register the demo resource through the management API, start portcullis-demo-mcp behind
-# nginx on PORTCULLIS_DEMO_MCP_PORT (default 8081) and set the two lines below, which
-# write_local_env appends to var/local.env.
+# The demo MCP server of contract §12: where nginx serves it, and the resource it serves.
+demo_mcp_url() { printf 'http://%s:%s/mcp\n' "$LISTEN_ADDR" "$DEMO_MCP_PORT"; }
+DEMO_RESOURCE_NAME="Portcullis demo MCP server"
+DEMO_SCOPES='[{"name":"demo:read","description":"See who you are signed in as"},{"name":"demo:write","description":"Write notes"}]'
+
+# api_call METHOD PATH TOKEN [JSON]: a management API request on the local nginx; prints
+# "STATUS BODY" (the body on one line).
+api_call() {
+  local method=$1 path=$2 token=$3 body=${4:-} out
+  local -a args=(-s --max-time 10 -X "$method" -H "Authorization: Bearer $token" -w '\n%{http_code}')
+  [[ -n $body ]] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
+  out=$(curl "${args[@]}" "http://$LISTEN_ADDR:$PORT$path") || return 1
+  printf '%s %s\n' "${out##*$'\n'}" "$(printf '%s' "${out%$'\n'*}" | tr -d '\n')"
+}
+
+# demo_find_resource TOKEN URL: the id of the resource whose server_url is URL, if any.
+demo_find_resource() {
+  local token=$1 url=$2 page_token="" reply status body id
+  while :; do
+    reply=$(api_call GET "/api/v1/resources?page_size=100&page_token=$page_token" "$token") || return 1
+    status=${reply%% *} body=${reply#* }
+    [[ $status == 200 ]] || { warn "listing resources answered $status: $body"; return 1; }
+    id=$(jq -r --arg url "$url" '.resources[] | select(.server_url == $url) | .id' <<<"$body" | head -n 1)
+    [[ -n $id ]] && { printf '%s\n' "$id"; return 0; }
+    page_token=$(jq -r '.next_page_token // ""' <<<"$body")
+    [[ -n $page_token ]] || return 0
+  done
+}
+
+# demo_register URL: the id of the demo resource for URL, created through the management API
+# or brought back to its defaults (name, scopes, DCR and CIMD on) when it exists.
+demo_register() {
+  local url=$1 token reply status body id fields
+  reply=$(curl -s --max-time 10 -u "$(bootstrap_value PORTCULLIS_CLIENT_ID):$(bootstrap_value PORTCULLIS_CLIENT_SECRET)" \
+    -d grant_type=client_credentials "http://$LISTEN_ADDR:$PORT/oauth/token") || return 1
+  token=$(jq -r '.access_token // ""' <<<"$reply")
+  [[ -n $token ]] || { warn "no management token: $reply"; return 1; }
+  fields=$(jq -nc --arg name "$DEMO_RESOURCE_NAME" --argjson scopes "$DEMO_SCOPES" \
+    '{name: $name, dcr_enabled: true, cimd_enabled: true, scopes: $scopes}')
+  id=$(demo_find_resource "$token" "$url") || return 1
+  if [[ -z $id ]]; then
+    reply=$(api_call POST /api/v1/resources "$token" "$(jq -c --arg url "$url" '. + {server_url: $url}' <<<"$fields")") || return 1
+    status=${reply%% *} body=${reply#* }
+    case $status in
+      201) id=$(jq -r .id <<<"$body") ;;
+      409) id=$(demo_find_resource "$token" "$url") || return 1 ;;   # registered meanwhile
+      *) warn "creating the demo resource answered $status: $body"; return 1 ;;
+    esac
+  fi
+  [[ $id =~ ^res_[a-z0-9]+$ ]] || { warn "unexpected demo resource id '$id'"; return 1; }
+  reply=$(api_call PATCH "/api/v1/resources/$id" "$token" "$fields") || return 1
+  [[ ${reply%% *} == 200 ]] || { warn "updating the demo resource answered ${reply%% *}: ${reply#* }"; return 1; }
+  printf '%s\n' "$id"
+}
+
+# demo_setup: registers the demo resource (idempotently, on every start), starts
+# portcullis-demo-mcp for it and waits until nginx serves its metadata on
+# PORTCULLIS_DEMO_MCP_PORT. Sets DEMO_ENV_LINES for var/local.env. Needs the API up.
 demo_setup() {
   DEMO_ENV_LINES=()
   [[ -x $BIN_DIR/portcullis-demo-mcp ]] || return 0
-  # DEMO_ENV_LINES=("PORTCULLIS_DEMO_RESOURCE_ID=res_..." "PORTCULLIS_DEMO_MCP_URL=http://127.0.0.1:8081/mcp")
-  return 0
+  local url id code deadline
+  url=$(demo_mcp_url)
+  log "registering the demo MCP server $url"
+  id=$(demo_register "$url") || die "could not register the demo resource through the management API"
+  worker_start demo-mcp "PORTCULLIS_DEMO_RESOURCE_ID=$id"
+  deadline=$((SECONDS + 15))
+  while :; do
+    code=$(http_code "http://$LISTEN_ADDR:$DEMO_MCP_PORT/.well-known/oauth-protected-resource/mcp")
+    [[ $code == 200 ]] && break
+    if ! worker_pid demo-mcp >/dev/null || ((SECONDS >= deadline)); then
+      tail_logs "$LOG_DIR/demo-mcp.log" "$NGINX_ERROR_LOG"
+      die "the demo MCP server does not answer on port $DEMO_MCP_PORT (see $LOG_DIR/demo-mcp.log)"
+    fi
+    sleep 0.1
+  done
+  DEMO_ENV_LINES=("PORTCULLIS_DEMO_RESOURCE_ID=$id" "PORTCULLIS_DEMO_MCP_URL=$url")
 }
 
 write_local_env() {

@@ -93,3 +93,12 @@ BOOST_AUTO_TEST_CASE(outbound_settings) {
   BOOST_TEST(none->cimd_allow_hosts.empty());
   BOOST_TEST(none->outbound_ca_file.empty());
 }
+
+BOOST_AUTO_TEST_CASE(demo_resource_id_is_optional_and_must_name_a_resource) {
+  BOOST_TEST(config::from_settings(base())->demo_resource_id.empty());
+  auto s = base();
+  s["PORTCULLIS_DEMO_RESOURCE_ID"] = "res_01m7z481xs5x681c7y2m8fbc52";
+  BOOST_TEST(config::from_settings(s)->demo_resource_id == "res_01m7z481xs5x681c7y2m8fbc52");
+  s["PORTCULLIS_DEMO_RESOURCE_ID"] = "org_1";
+  BOOST_TEST(!config::from_settings(s).is_ok());
+}
