@@ -7,7 +7,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { http, managementToken, varDir } from '../../tests/integration/harness.mjs';
-import { startProtectedNginx, mintAccessToken } from '../../tests/integration/mcp-nginx.mjs';
+import { startProtectedNginx, mintAccessToken, validateLocation } from '../../tests/integration/mcp-nginx.mjs';
 
 const port = Number(process.env.BENCH_PORT ?? 18990);
 const cached = process.env.BENCH_NGINX_CACHE === '1';
@@ -26,11 +26,7 @@ const nginx = await startProtectedNginx({
   port, resourceId: r.json.id, name, workers: 'auto',
   // The zone mcp-validate-cached.conf names (docs/protecting-mcp-servers.md, micro-cache).
   httpBody: cached ? '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:10m max_size=64m inactive=60s use_temp_path=off;' : '',
-  serverBody: `
-        location = /_portcullis/auth/read {
-            include portcullis/${cached ? 'mcp-validate-cached.conf' : 'mcp-validate.conf'};
-            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "bench:read";
-        }
+  serverBody: `${validateLocation('read', 'bench:read', cached ? 'mcp-validate-cached.conf' : 'mcp-validate.conf')}
         location = /static/probe.json { alias {prefix}/html/probe.json; default_type application/json; }
         location = /protected/probe.json {
             auth_request /_portcullis/auth/read;

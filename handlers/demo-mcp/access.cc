@@ -57,11 +57,7 @@ Result<Verdict> Access::authenticate(server::Context& ctx, const oauth::Resource
   // The server answers at its resource's URL only (docs/demo-mcp.md), so that is the htu.
   facts.url = resource.server_url;
   Verdict verdict = verifier->verify(facts, {}, now, cache_.get());
-  revoked_.clear();
-  if (verdict.claims && deny_list_.revoked(verdict.claims->jti)) {
-    verdict = Verdict::refuse(Outcome::kInvalidToken, "token has been revoked");
-    revoked_ = "revoked";
-  }
+  revoked_ = deny_list_.refuse_if_revoked(verdict) ? "revoked" : "";
   if (!verdict.valid() && verdict.outcome != Outcome::kNoToken) {
     log::info("access token refused",
               {{"reason", verdict.reason}, {"request_id", ctx.request.request_id}});

@@ -141,12 +141,7 @@ Result<http::Response> Validator::validate(Context& ctx) {
   Verdict verdict = target->verifier->verify(facts, scopes_, now, &target->cache);
 
   std::string_view failure;
-  if (verdict.claims && deny_list_.revoked(verdict.claims->jti)) {
-    const auto scheme = verdict.scheme;
-    verdict = Verdict::refuse(Outcome::kInvalidToken, "token has been revoked");
-    verdict.scheme = scheme;
-    failure = "revoked";
-  }
+  if (deny_list_.refuse_if_revoked(verdict)) failure = "revoked";
   const auto user_agent = request.headers.find("user-agent");
   events_.record(verdict, target->resource.id, scopes_joined_, request.remote_addr,
                  user_agent == request.headers.end() ? std::string_view() : user_agent->second,

@@ -47,6 +47,14 @@ Status DenyList::sync_if_due(store::Db& db, int64_t now_ms, int64_t now) {
   return Status::ok();
 }
 
+bool DenyList::refuse_if_revoked(Verdict& verdict) const {
+  if (!verdict.claims || !revoked(verdict.claims->jti)) return false;
+  const TokenScheme scheme = verdict.scheme;
+  verdict = Verdict::refuse(Outcome::kInvalidToken, "token has been revoked");
+  verdict.scheme = scheme;
+  return true;
+}
+
 bool DenyList::revoked(std::string_view jti) const {
   if (revoked_.find(jti) != revoked_.end()) return true;
   const std::optional<std::string_view> grant = oauth::grant_of_jti(jti);

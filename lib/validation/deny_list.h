@@ -21,6 +21,7 @@
 
 #include "core/status.h"
 #include "store/db.h"
+#include "validation/verdict.h"
 
 namespace portcullis::validation {
 
@@ -33,6 +34,9 @@ class DenyList {
   // error is returned for logging; the next call retries.
   Status sync_if_due(store::Db& db, int64_t now_ms, int64_t now);
   bool revoked(std::string_view jti) const;
+  // When the token `verdict` accepted is revoked, turns it into the refusal of a revoked token
+  // (kInvalidToken, the same scheme, so a DPoP token gets the DPoP challenge) and returns true.
+  bool refuse_if_revoked(Verdict& verdict) const;
   size_t size() const { return revoked_.size(); }
 
  private:

@@ -10,7 +10,7 @@ import { SignJWT, generateKeyPair, exportJWK, calculateJwkThumbprint, createRemo
 import * as oauth from 'oauth4webapi';
 import { createServer } from 'node:http';
 import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls, env, sleep } from './harness.mjs';
-import { startProtectedNginx, sqlRows } from './mcp-nginx.mjs';
+import { startProtectedNginx, sqlRows, validateLocation } from './mcp-nginx.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 
 const uniq = () => randomBytes(4).toString('hex');
@@ -326,11 +326,7 @@ before(async () => {
   });
   await new Promise((done) => upstream.listen(0, '127.0.0.1', done));
   mcpNginx = await startProtectedNginx({
-    port: mcpPort, resourceId: mcpResource.id, name: `mcp-nginx-dpop-${mcpPort}`, serverBody: `
-        location = /_portcullis/auth/read {
-            include portcullis/mcp-validate.conf;
-            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read";
-        }
+    port: mcpPort, resourceId: mcpResource.id, name: `mcp-nginx-dpop-${mcpPort}`, serverBody: `${validateLocation('read', 'demo:read')}
         location ${mcpPath} {
             auth_request /_portcullis/auth/read;
             include portcullis/mcp-protect.conf;

@@ -21,7 +21,8 @@ function settings() {
   return out;
 }
 
-async function waitForPort(port, ms = 5000) {
+// Resolves once something accepts connections on 127.0.0.1:`port`; throws after `ms`.
+export async function waitForPort(port, ms = 5000) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     const ok = await new Promise((resolve) => {
@@ -33,6 +34,14 @@ async function waitForPort(port, ms = 5000) {
   }
   throw new Error(`nothing listens on ${port}`);
 }
+
+// The location nginx's auth_request calls (`auth_request /_portcullis/auth/<name>;`): the
+// validator snippet (`snippet`, e.g. mcp-validate-cached.conf) with the scopes it requires.
+export const validateLocation = (name, scopes, snippet = 'mcp-validate.conf') => `
+        location = /_portcullis/auth/${name} {
+            include portcullis/${snippet};
+            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "${scopes}";
+        }`;
 
 // Starts an nginx on 127.0.0.1:`port` whose server block is `serverBody` (nginx text that may use
 // the snippets), with $portcullis_resource_id set to `resourceId`; `httpBody` goes into http {}.

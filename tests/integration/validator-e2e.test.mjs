@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { http, baseUrl, managementToken, env, repoDir, sleep } from './harness.mjs';
-import { startProtectedNginx } from './mcp-nginx.mjs';
+import { http, baseUrl, managementToken, env, repoDir } from './harness.mjs';
+import { startProtectedNginx, validateLocation, waitForPort } from './mcp-nginx.mjs';
 import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
 
 const port = Number(env.PORTCULLIS_BASE_URL.split(':').pop()) + 8;
@@ -30,13 +30,6 @@ async function freePort() {
   return p;
 }
 
-async function reachable(p) {
-  return new Promise((resolve) => {
-    const c = net.connect(p, '127.0.0.1', () => { c.end(); resolve(true); });
-    c.on('error', () => resolve(false));
-  });
-}
-
 before(async () => {
   const admin = { authorization: `Bearer ${await managementToken()}` };
   const r = await http('/api/v1/resources', {
@@ -51,7 +44,7 @@ before(async () => {
   everything = spawn(process.execPath,
     [path.join(repoDir, 'tests', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'streamableHttp'],
     { env: { ...process.env, PORT: String(everythingPort) }, stdio: 'ignore' });
-  for (let i = 0; i < 100 && !(await reachable(everythingPort)); i++) await sleep(100);
+  await waitForPort(everythingPort, 10000);
 
   const protect = (scopes) => `
             auth_request /_portcullis/auth/${scopes};
@@ -62,15 +55,7 @@ before(async () => {
             proxy_buffering off;
             proxy_pass http://127.0.0.1:${everythingPort}/mcp;`;
   nginx = await startProtectedNginx({
-    port, resourceId: resource.id, serverBody: `
-        location = /_portcullis/auth/read {
-            include portcullis/mcp-validate.conf;
-            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read";
-        }
-        location = /_portcullis/auth/write {
-            include portcullis/mcp-validate.conf;
-            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:write";
-        }
+    port, resourceId: resource.id, serverBody: `${validateLocation('read', 'demo:read')}${validateLocation('write', 'demo:write')}
         location = ${mcpPath} {${protect('read')}
         }
         location = ${mcpPath}/admin {${protect('write')}

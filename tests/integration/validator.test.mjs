@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { http, managementToken, sleep, env } from './harness.mjs';
-import { startProtectedNginx, mintAccessToken, sqlRows } from './mcp-nginx.mjs';
+import { startProtectedNginx, mintAccessToken, sqlRows, validateLocation } from './mcp-nginx.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 
 const port = Number(env.PORTCULLIS_BASE_URL.split(':').pop()) + 7;  // the MCP server's nginx
@@ -43,15 +43,7 @@ before(async () => {
   await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
   const up = upstream.address().port;
   nginx = await startProtectedNginx({
-    port, resourceId: resource.id, serverBody: `
-        location = /_portcullis/auth/read {
-            include portcullis/mcp-validate.conf;
-            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read";
-        }
-        location = /_portcullis/auth/write {
-            include portcullis/mcp-validate.conf;
-            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read demo:write";
-        }
+    port, resourceId: resource.id, serverBody: `${validateLocation('read', 'demo:read')}${validateLocation('write', 'demo:read demo:write')}
         location ${mcpPath} {
             auth_request /_portcullis/auth/read;
             include portcullis/mcp-protect.conf;
@@ -231,11 +223,7 @@ test('micro-cached variant (mcp-validate-cached.conf): identity from the cache, 
   const cached = await startProtectedNginx({
     port: cachedPort, resourceId: resource.id, name: `mcp-nginx-cached-${cachedPort}`,
     httpBody: '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:1m inactive=60s use_temp_path=off;',
-    serverBody: `
-        location = /_portcullis/auth/read {
-            include portcullis/mcp-validate-cached.conf;
-            fastcgi_param PORTCULLIS_REQUIRED_SCOPES "demo:read";
-        }
+    serverBody: `${validateLocation('read', 'demo:read', 'mcp-validate-cached.conf')}
         location ${mcpPath} {
             auth_request /_portcullis/auth/read;
             include portcullis/mcp-protect.conf;

@@ -70,6 +70,24 @@ BOOST_AUTO_TEST_CASE(a_revoked_grant_revokes_the_tokens_whose_jti_names_it) {
   BOOST_REQUIRE(grants.revoke(revoked.id, "test", now + 1).is_ok());
   BOOST_REQUIRE(deny.sync_if_due(db, 1000, now + 1).is_ok());
   BOOST_TEST(deny.revoked(revoked_jti));
+
+  // What a resource server answers: the refusal of a revoked token, in the scheme it came in.
+  validation::Verdict accepted;
+  accepted.outcome = validation::Outcome::kValid;
+  accepted.scheme = validation::TokenScheme::kDPoP;
+  auto claims = std::make_shared<validation::AccessClaims>();
+  claims->jti = revoked_jti;
+  accepted.claims = claims;
+  validation::Verdict standing_verdict = accepted;
+  auto standing_claims = std::make_shared<validation::AccessClaims>();
+  standing_claims->jti = standing_jti;
+  standing_verdict.claims = standing_claims;
+  BOOST_TEST(deny.refuse_if_revoked(accepted));
+  BOOST_TEST(accepted.http_status() == 401);
+  BOOST_TEST(accepted.reason == "token has been revoked");
+  BOOST_TEST((accepted.scheme == validation::TokenScheme::kDPoP));
+  BOOST_TEST(!deny.refuse_if_revoked(standing_verdict));
+  BOOST_TEST(standing_verdict.valid());
   BOOST_TEST(deny.revoked(revoked.id + ".another-token-of-the-grant"));
   BOOST_TEST(!deny.revoked(standing_jti));
 

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <set>
 
+#include "access_tokens.h"
 #include "crypto/base64.h"
 #include "dpop/proof.h"
 #include "dpop/proof_key.h"
@@ -20,23 +21,20 @@ namespace {
 using namespace portcullis;
 using namespace portcullis::validation;
 
-constexpr int64_t kNow = 1'800'000'000;
-const std::string kIssuer = "https://auth.example.com/resources/res_01";
-const std::string kAudience = "https://mcp.example.com/mcp";
+using testing::kAudience;
+using testing::kIssuer;
+using testing::kNow;
 const std::string kUrl = "https://mcp.example.com/mcp";
 const std::string kPrm = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 
 const crypto::RsaPrivateKey& issuer_key() {
-  static const auto key = crypto::RsaPrivateKey::generate(2048).value();
-  return key;
+  return testing::rsa_key(0);
 }
 const crypto::RsaPrivateKey& client_key() {
-  static const auto key = crypto::RsaPrivateKey::generate(2048).value();
-  return key;
+  return testing::rsa_key(1);
 }
 const crypto::RsaPrivateKey& other_client_key() {
-  static const auto key = crypto::RsaPrivateKey::generate(2048).value();
-  return key;
+  return testing::rsa_key(2);
 }
 
 std::string thumbprint(const crypto::RsaPrivateKey& key) {
@@ -46,14 +44,7 @@ std::string thumbprint(const crypto::RsaPrivateKey& key) {
 }
 
 std::string access_token(const std::string& jkt) {
-  Json::Value c(Json::objectValue);
-  c["iss"] = kIssuer;
-  c["aud"] = kAudience;
-  c["sub"] = "usr_01";
-  c["client_id"] = "dcr_01";
-  c["scope"] = "demo:read";
-  c["iat"] = static_cast<Json::Int64>(kNow - 10);
-  c["exp"] = static_cast<Json::Int64>(kNow + 600);
+  Json::Value c = testing::access_claims();
   c["jti"] = "jti-" + jkt;
   if (!jkt.empty()) c["cnf"]["jkt"] = jkt;
   return jose::sign_jwt(c, "at+jwt", "k1", issuer_key()).value();

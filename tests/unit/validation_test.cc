@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <thread>
 
+#include "access_tokens.h"
 #include "format/json.h"
 #include "jose/jwk.h"
 #include "jose/jwt.h"
@@ -18,17 +19,15 @@ namespace {
 using namespace portcullis;
 using namespace portcullis::validation;
 
-constexpr int64_t kNow = 1'800'000'000;
-const std::string kIssuer = "https://auth.example.com/resources/res_01";
-const std::string kAudience = "https://mcp.example.com/mcp";
+using testing::kAudience;
+using testing::kIssuer;
+using testing::kNow;
 
 const crypto::RsaPrivateKey& key_a() {
-  static const auto key = crypto::RsaPrivateKey::generate(2048).value();
-  return key;
+  return testing::rsa_key(0);
 }
 const crypto::RsaPrivateKey& key_b() {
-  static const auto key = crypto::RsaPrivateKey::generate(2048).value();
-  return key;
+  return testing::rsa_key(1);
 }
 
 std::string jwks_with(
@@ -39,19 +38,8 @@ std::string jwks_with(
   return json::write(doc);
 }
 
-Json::Value claims(std::string scope = "demo:read") {
-  Json::Value c(Json::objectValue);
-  c["iss"] = kIssuer;
-  c["aud"] = kAudience;
-  c["sub"] = "usr_01";
-  c["client_id"] = "dcr_01";
-  c["scope"] = scope;
-  c["iat"] = static_cast<Json::Int64>(kNow - 10);
-  c["nbf"] = static_cast<Json::Int64>(kNow - 10);
-  c["exp"] = static_cast<Json::Int64>(kNow + 600);
-  c["jti"] = "jti-1";
-  c["org_id"] = "org_acme";
-  return c;
+Json::Value claims(const std::string& scope = "demo:read") {
+  return testing::access_claims(scope);
 }
 
 std::string sign(const Json::Value& c, const crypto::RsaPrivateKey& key = key_a(),
