@@ -8,7 +8,6 @@
 #include "jose/jwt.h"
 #include "management/api_clients.h"
 #include "management/scopes.h"
-#include "oauth/client_credentials.h"
 #include "validation/extractor.h"
 
 namespace portcullis::management {
@@ -55,7 +54,7 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   if (!decoded) return Status::unauthenticated("the access token is not valid");
   jose::ClaimChecks checks;
   checks.issuer = services.config.base_url;
-  checks.audience = oauth::management_audience(services.config);
+  checks.audience = management_audience(services.config);
   checks.typ = "at+jwt";
   checks.now = now;
   if (Status st = jose::check_claims(*decoded, checks); !st.is_ok()) {

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "cimd/resolve.h"
 #include "format/scope_list.h"
 #include "identity/user_store.h"
-#include "oauth/client_cache.h"
-#include "oauth/client_resolver.h"
 #include "oauth/clients.h"
 #include "oauth/codes.h"
 #include "oauth/grants.h"
@@ -22,9 +19,6 @@ Status invalid_grant(std::string message) {
 }
 Status invalid_request(std::string message) {
   return Status::invalid_argument(std::move(message)).with_reason("invalid_request");
-}
-Status invalid_client(std::string message) {
-  return Status::unauthenticated(std::move(message)).with_reason("invalid_client");
 }
 
 // RFC 9449 §5: a public client's refresh tokens are bound to its DPoP key, since nothing else
@@ -97,48 +91,6 @@ void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const 
 }
 
 }  // namespace
-
-Result<ClientInfo> authenticate_client(server::Services& services,
-                                       const ClientCredentials& credentials, int64_t now,
-                                       ClientLookup lookup) {
-  if (credentials.method != ClientCredentials::Method::kNone &&
-      cimd::looks_like_cimd_client_id(credentials.client_id)) {
-    return invalid_client("this client is public and has no secret");
-  }
-  ClientCache* cache =
-      lookup == ClientLookup::kWorkerCache ? &ClientCache::of_this_worker() : nullptr;
-  const AuthenticatableClient* client = cache ? cache->find(credentials.client_id, now) : nullptr;
-  Result<AuthenticatableClient> loaded = Status::not_found("unknown client_id");
-  if (!client) {
-    if (!cimd::looks_like_cimd_client_id(credentials.client_id)) {
-      loaded = ClientStore(services.db).find(credentials.client_id);
-    } else {
-      auto resolved = resolve_client(services, credentials.client_id, now);
-      if (resolved) {
-        loaded = AuthenticatableClient{std::move(resolved).value(), ""};
-      } else {
-        loaded = resolved.status();
-      }
-    }
-    if (!loaded && loaded.status().code() == Code::kUnavailable) return loaded.status();
-    if (loaded) {
-      client = &*loaded;
-      if (cache) cache->put(*loaded, now);
-    }
-  }
-  if (credentials.method != ClientCredentials::Method::kNone) {
-    // Public and CIMD clients have no secret, so they fail here too.
-    if (!secret_matches(client, credentials.client_secret)) {
-      return invalid_client("client authentication failed");
-    }
-    return client->info;
-  }
-  if (!client) return invalid_client("client authentication failed");
-  if (!client->info.is_public()) {
-    return invalid_client("this client must authenticate with its secret");
-  }
-  return client->info;
-}
 
 Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
                                              const http::Form& form, int64_t now,
