@@ -5,7 +5,7 @@
 #include "client_register.h"
 #include "core/time.h"
 #include "dpop/replay_cache.h"
-#include "oauth/authorization.h"
+#include "authorization.h"
 #include "oauth/codes.h"
 #include "oauth/grants.h"
 #include "oauth/login_requests.h"

@@ -18,7 +18,7 @@
 #include <memory>
 
 #include "mail/mailer.h"
-#include "oauth/login_flow.h"
+#include "login_flow.h"
 #include "server/app.h"
 
 namespace portcullis::oauth_worker {

@@ -8,7 +8,7 @@
 
 #include "format/json.h"
 #include "format/utf8.h"
-#include "oauth/redirect_uri.h"
+#include "clients/redirect_uri.h"
 
 namespace portcullis::cimd {
 namespace {

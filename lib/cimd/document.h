@@ -23,7 +23,7 @@
 
 #include "cimd/client_id_url.h"
 #include "core/status.h"
-#include "oauth/client_info.h"
+#include "clients/client_info.h"
 
 namespace portcullis::cimd {
 

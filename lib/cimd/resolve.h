@@ -16,7 +16,7 @@
 
 #include "config/config.h"
 #include "core/status.h"
-#include "oauth/client_info.h"
+#include "clients/client_info.h"
 #include "store/db.h"
 
 namespace portcullis::cimd {

@@ -15,7 +15,7 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "management/api_clients.h"
-#include "oauth/client_info.h"
+#include "clients/client_info.h"
 #include "server/services.h"
 
 namespace portcullis::oauth {

@@ -10,7 +10,7 @@
 #include "core/status.h"
 #include "keys/key_ring.h"
 #include "management/api_clients.h"
-#include "oauth/access_token.h"
+#include "tokens/access_token.h"
 
 namespace portcullis::oauth {
 

@@ -6,8 +6,8 @@
 #include "format/scope_list.h"
 #include "format/text.h"
 #include "management/scopes.h"
-#include "oauth/redirect_uri.h"
-#include "oauth/uri.h"
+#include "clients/redirect_uri.h"
+#include "clients/uri.h"
 
 namespace portcullis::oauth {
 namespace {

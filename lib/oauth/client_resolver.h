@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/status.h"
-#include "oauth/client_info.h"
+#include "clients/client_info.h"
 #include "server/services.h"
 
 namespace portcullis::oauth {

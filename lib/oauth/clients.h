@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/status.h"
-#include "oauth/client_info.h"
+#include "clients/client_info.h"
 #include "oauth/client_metadata.h"
 #include "paging/keyset.h"
 #include "store/db.h"

@@ -6,7 +6,7 @@
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "crypto/random.h"
-#include "oauth/access_token.h"
+#include "tokens/access_token.h"
 #include "oauth/grant_revocation.h"
 
 namespace portcullis::oauth {

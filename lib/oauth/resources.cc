@@ -10,7 +10,7 @@
 #include "format/json.h"
 #include "format/text.h"
 #include "oauth/grant_revocation.h"
-#include "oauth/uri.h"
+#include "clients/uri.h"
 
 namespace portcullis::oauth {
 namespace {

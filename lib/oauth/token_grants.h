@@ -8,9 +8,9 @@
 #include <string>
 
 #include "http/request.h"
-#include "oauth/access_token.h"
+#include "tokens/access_token.h"
 #include "oauth/client_auth.h"
-#include "oauth/client_info.h"
+#include "clients/client_info.h"
 #include "server/app.h"
 
 namespace portcullis::oauth {

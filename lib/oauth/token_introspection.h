@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/status.h"
-#include "oauth/client_info.h"
+#include "clients/client_info.h"
 #include "server/app.h"
 
 namespace portcullis::oauth {

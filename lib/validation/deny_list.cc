@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "oauth/access_token.h"
+#include "tokens/access_token.h"
 
 namespace portcullis::validation {
 namespace {

@@ -6,7 +6,7 @@
 #include "core/ids.h"
 #include "crypto/hash.h"
 #include "db_fixture.h"
-#include "oauth/access_token.h"
+#include "tokens/access_token.h"
 #include "store/migrate.h"
 
 using namespace portcullis;

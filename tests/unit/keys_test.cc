@@ -8,7 +8,7 @@
 #include "jose/jwt.h"
 #include "keys/key_ring.h"
 #include "keys/key_store.h"
-#include "oauth/access_token.h"
+#include "tokens/access_token.h"
 #include "store/migrate.h"
 
 using namespace portcullis;

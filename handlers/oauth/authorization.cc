@@ -1,4 +1,4 @@
-#include "oauth/authorization.h"
+#include "authorization.h"
 
 #include <algorithm>
 #include <set>
@@ -14,7 +14,7 @@
 #include "oauth/consents.h"
 #include "oauth/login_requests.h"
 #include "oauth/pkce.h"
-#include "oauth/redirect_uri.h"
+#include "clients/redirect_uri.h"
 #include "oauth/resources.h"
 #include "pages/error_page.h"
 
@@ -81,12 +81,12 @@ class AuthorizationFlow final : public LoginFlow {
     return store.attach_user(id, user_id, auth_time);
   }
 
-  Result<ConsentScreen> describe_consent(const LoginRequest& request) override {
+  Result<pages::ConsentScreen> describe_consent(const LoginRequest& request) override {
     ResourceStore resources(services_.db);
     PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(request.resource_id));
     PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client,
                                 resolve_client(services_, request.client_id, unix_now()));
-    ConsentScreen screen;
+    pages::ConsentScreen screen;
     screen.resource_name = resource.name;
     screen.client_is_cimd = client.kind == ClientInfo::Kind::kCimd;
     screen.client_host =
@@ -95,7 +95,7 @@ class AuthorizationFlow final : public LoginFlow {
     screen.redirect_host = uri_host(request.redirect_uri);
     screen.redirect_is_localhost = is_loopback_redirect(request.redirect_uri);
     for (const auto& name : request.scopes) {
-      ConsentScreen::Scope s{name, ""};
+      pages::ConsentScreen::Scope s{name, ""};
       for (const auto& def : resource.scopes) {
         if (def.name == name) s.description = def.description;
       }

@@ -1,4 +1,4 @@
-#include "oauth/uri.h"
+#include "clients/uri.h"
 
 #include <cctype>
 

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "oauth/login_flow.h"
+#include "login_flow.h"
 #include "server/app.h"
 
 namespace portcullis::oauth {

@@ -1,9 +1,9 @@
-#include "oauth/redirect_uri.h"
+#include "clients/redirect_uri.h"
 
 #include <cctype>
 #include <optional>
 
-#include "oauth/uri.h"
+#include "clients/uri.h"
 
 namespace portcullis::oauth {
 namespace {

@@ -1,4 +1,4 @@
-#include "oauth/access_token.h"
+#include "tokens/access_token.h"
 
 #include <json/value.h>
 
