@@ -7,6 +7,7 @@
 #include "format/text.h"
 #include "identity/email_address.h"
 #include "identity/session_store.h"
+#include "oauth/consents.h"
 #include "oauth/grant_revocation.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
@@ -205,10 +206,8 @@ Status UserStore::remove(const std::string& id) {
                     {id})
             .status());
     PORTCULLIS_RETURN_IF_ERROR(db_.execute("DELETE FROM grants WHERE user_id = ?", {id}).status());
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM browser_sessions WHERE user_id = ?", {id}).status());
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM consents WHERE user_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(SessionStore::remove_all_for_user(db_, id));
+    PORTCULLIS_RETURN_IF_ERROR(oauth::ConsentStore(db_).remove_all_of_user(id));
     PORTCULLIS_RETURN_IF_ERROR(db_.execute("DELETE FROM users WHERE id = ?", {id}).status());
     return paging::add_to_count(db_, paging::kEnvironmentUsers, id, -1);
   });

@@ -8,6 +8,7 @@
 #include "crypto/hash.h"
 #include "crypto/random.h"
 #include "format/json.h"
+#include "oauth/consents.h"
 #include "oauth/grant_revocation.h"
 
 namespace portcullis::oauth {
@@ -234,11 +235,13 @@ Status ClientStore::remove(const std::string& resource_id, const std::string& cl
     if (rows.empty()) return no_client(client_id);
     PORTCULLIS_RETURN_IF_ERROR(
         revoke_all_grants(db_, GrantsOf::kClient, client_id, "client_deleted", now));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM consents WHERE client_key = ?", {crypto::sha256(client_id)})
-            .status());
+    PORTCULLIS_RETURN_IF_ERROR(ConsentStore(db_).remove_all_of_client(client_id));
     return db_.execute("DELETE FROM oauth_clients WHERE id = ?", {client_id}).status();
   });
+}
+
+Status ClientStore::remove_all_of_resource(const std::string& resource_id) {
+  return db_.execute("DELETE FROM oauth_clients WHERE resource_id = ?", {resource_id}).status();
 }
 
 Result<uint64_t> ClientStore::prune(int64_t now, int64_t retention_seconds,

@@ -90,6 +90,9 @@ class ClientStore {
   // Deletes a client of the resource, its consents, and revokes its grants and tokens.
   // NotFound when the resource has no such client.
   Status remove(const std::string& resource_id, const std::string& client_id);
+  // Every client of a deleted resource (ResourceStore::remove, inside its transaction; the
+  // resource's grants and consents are gone by then).
+  Status remove_all_of_resource(const std::string& resource_id);
   // Deletes DCR clients not used for `retention_seconds` before `now` (never used: counted
   // from their creation) that no live grant names (revoked_at IS NULL and absolute_expires_at
   // > now). Pre-registered clients are never pruned. `resource_id` non-empty limits it to one

@@ -56,4 +56,17 @@ Status ConsentStore::remember(const std::string& user_id, const std::string& cli
   });
 }
 
+Status ConsentStore::remove_all_of_user(const std::string& user_id) {
+  return db_.execute("DELETE FROM consents WHERE user_id = ?", {user_id}).status();
+}
+
+Status ConsentStore::remove_all_of_client(const std::string& client_id) {
+  return db_.execute("DELETE FROM consents WHERE client_key = ?", {crypto::sha256(client_id)})
+      .status();
+}
+
+Status ConsentStore::remove_all_of_resource(const std::string& resource_id) {
+  return db_.execute("DELETE FROM consents WHERE resource_id = ?", {resource_id}).status();
+}
+
 }  // namespace portcullis::oauth

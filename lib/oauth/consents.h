@@ -21,6 +21,11 @@ class ConsentStore {
   // Adds `scopes` to what the user granted this client for this resource.
   Status remember(const std::string& user_id, const std::string& client_id,
                   const std::string& resource_id, const std::vector<std::string>& scopes);
+  // The deletion cascades: every consent of a user, a client or a resource. Call inside the
+  // transaction that deletes the owner.
+  Status remove_all_of_user(const std::string& user_id);
+  Status remove_all_of_client(const std::string& client_id);
+  Status remove_all_of_resource(const std::string& resource_id);
 
  private:
   // nullopt when the user never consented to this client for this resource.

@@ -9,6 +9,8 @@
 #include "crypto/hash.h"
 #include "format/json.h"
 #include "format/text.h"
+#include "oauth/clients.h"
+#include "oauth/consents.h"
 #include "oauth/grant_revocation.h"
 #include "clients/uri.h"
 
@@ -303,10 +305,8 @@ Status ResourceStore::remove(const std::string& id) {
     if (rows.empty()) return Status::not_found("no resource " + id);
     PORTCULLIS_RETURN_IF_ERROR(
         revoke_all_grants(db_, GrantsOf::kResource, id, "resource_deleted", now));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM consents WHERE resource_id = ?", {id}).status());
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM oauth_clients WHERE resource_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(ConsentStore(db_).remove_all_of_resource(id));
+    PORTCULLIS_RETURN_IF_ERROR(ClientStore(db_).remove_all_of_resource(id));
     return db_.execute("DELETE FROM resources WHERE id = ?", {id}).status();
   });
 }

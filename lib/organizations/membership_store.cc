@@ -178,6 +178,11 @@ Status MembershipStore::remove_all_of_user(const std::string& user_id) {
   return Status::ok();
 }
 
+Status MembershipStore::remove_all_of_organization(const std::string& organization_id) {
+  return db_.execute("DELETE FROM memberships WHERE organization_id = ?", {organization_id})
+      .status();
+}
+
 Result<std::map<std::string, std::vector<Membership>>> MembershipStore::of_users(
     const std::vector<std::string>& user_ids) {
   std::map<std::string, std::vector<Membership>> out;

@@ -2,9 +2,11 @@
 
 #include "core/ids.h"
 #include "core/time.h"
+#include "domains/domain_store.h"
 #include "format/json.h"
 #include "format/metadata.h"
 #include "format/text.h"
+#include "organizations/membership_store.h"
 #include "paging/counter.h"
 
 namespace portcullis::organizations {
@@ -123,11 +125,9 @@ Status OrganizationStore::remove(const std::string& id) {
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows rows, db_.query("SELECT id FROM organizations WHERE id = ? FOR UPDATE", {id}));
     if (rows.empty()) return Status::not_found("no organization " + id);
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM memberships WHERE organization_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(MembershipStore(db_).remove_all_of_organization(id));
     PORTCULLIS_RETURN_IF_ERROR(paging::drop_count(db_, id));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM organization_domains WHERE organization_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(domains::DomainStore(db_).remove_all_of_organization(id));
     return db_.execute("DELETE FROM organizations WHERE id = ?", {id}).status();
   });
 }
