@@ -3,9 +3,9 @@
 #include <strings.h>
 
 #include "core/time.h"
-#include "management/bearer_auth.h"
 #include "oauth/client_auth.h"
 #include "oauth/token_introspection.h"
+#include "server/bearer_auth.h"
 
 namespace portcullis::oauth_worker {
 namespace {
@@ -29,7 +29,7 @@ std::optional<http::Response> introspection_caller_refused(server::Context& ctx,
   if (authorization && authorization->size() > 7 &&
       strncasecmp(authorization->c_str(), "Bearer ", 7) == 0) {
     server::Auth auth{server::AuthKind::kManagementToken, kIntrospectScope};
-    auto caller = management::authenticate_management_token(ctx.request, auth, ctx.services);
+    auto caller = server::authenticate_management_token(ctx.request, auth, ctx.services);
     if (caller) return std::nullopt;
     if (caller.status().code() == Code::kPermissionDenied) {
       return http::oauth_error(403, "insufficient_scope", "the token lacks tokens:introspect");

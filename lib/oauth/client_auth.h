@@ -5,7 +5,7 @@
 // (DCR, pre-registered or CIMD; authorization_code, refresh_token, revocation) or a management
 // API client (client_credentials, introspection). private_key_jwt is not supported (a CIMD
 // document asking for it is refused, lib/cimd/document.h). Management tokens (Bearer) are
-// authenticated by lib/management/bearer_auth.h.
+// authenticated by lib/server/bearer_auth.h.
 #pragma once
 
 #include <cstdint>

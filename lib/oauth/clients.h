@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/status.h"
 #include "clients/client_info.h"
+#include "core/status.h"
 #include "oauth/client_metadata.h"
 #include "paging/keyset.h"
 #include "store/db.h"

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "clients/uri.h"
 #include "core/ids.h"
 #include "core/time.h"
 #include "crypto/hash.h"
@@ -12,7 +13,6 @@
 #include "oauth/clients.h"
 #include "oauth/consents.h"
 #include "oauth/grant_revocation.h"
-#include "clients/uri.h"
 
 namespace portcullis::oauth {
 namespace {

@@ -6,7 +6,7 @@
 #include "core/status.h"
 #include "server/app.h"
 
-namespace portcullis::management {
+namespace portcullis::server {
 
 // Unauthenticated (401) for a missing or bad token; PermissionDenied (403) when the token lacks
 // `auth.scope`.
@@ -14,4 +14,4 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
                                                      const server::Auth& auth,
                                                      server::Services& services);
 
-}  // namespace portcullis::management
+}  // namespace portcullis::server

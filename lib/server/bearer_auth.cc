@@ -1,4 +1,4 @@
-#include "management/bearer_auth.h"
+#include "server/bearer_auth.h"
 
 #include "core/time.h"
 #include "dpop/presentation.h"
@@ -10,7 +10,7 @@
 #include "management/scopes.h"
 #include "validation/extractor.h"
 
-namespace portcullis::management {
+namespace portcullis::server {
 namespace {
 
 // RFC 9449 §7: a token the client bound to its DPoP key (client_credentials with a proof) is
@@ -54,7 +54,7 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   if (!decoded) return Status::unauthenticated("the access token is not valid");
   jose::ClaimChecks checks;
   checks.issuer = services.config.base_url;
-  checks.audience = management_audience(services.config);
+  checks.audience = management::management_audience(services.config);
   checks.typ = "at+jwt";
   checks.now = now;
   if (Status st = jose::check_claims(*decoded, checks); !st.is_ok()) {
@@ -63,7 +63,7 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   PORTCULLIS_RETURN_IF_ERROR(check_dpop(request, services, *decoded, extracted, now));
   const Json::Value& sub = decoded->claims["sub"];
   if (!sub.isString()) return Status::unauthenticated("the access token has no subject");
-  ApiClientStore clients(services.db);
+  management::ApiClientStore clients(services.db);
   auto client = clients.get(sub.asString());
   if (!client) {
     if (client.status().code() == Code::kNotFound) {
@@ -87,4 +87,4 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   return caller;
 }
 
-}  // namespace portcullis::management
+}  // namespace portcullis::server
