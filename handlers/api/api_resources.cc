@@ -4,7 +4,7 @@
 
 #include "discovery/metadata.h"
 #include "listing.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 #include "paging/keyset.h"
 
 namespace portcullis::api_worker {

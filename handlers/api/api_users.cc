@@ -3,7 +3,7 @@
 #include "identity/user_store.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
-#include "organizations/user_listing.h"
+#include "identity/user_listing.h"
 #include "user_json.h"
 
 namespace portcullis::api_worker {

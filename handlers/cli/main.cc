@@ -19,7 +19,7 @@
 #include "management/api_clients.h"
 #include "management/environment.h"
 #include "management/scopes.h"
-#include "oauth/clients.h"
+#include "clients/clients.h"
 #include "store/db.h"
 #include "store/migrate.h"
 

@@ -13,7 +13,7 @@
 #include "core/status.h"
 #include "http/response.h"
 #include "mcp/server.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 #include "server/app.h"
 #include "validation/deny_list.h"
 #include "validation/token_cache.h"

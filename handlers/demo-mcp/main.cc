@@ -15,7 +15,7 @@
 #include "log/log.h"
 #include "mcp/origin.h"
 #include "mcp/server.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 #include "server/worker_main.h"
 #include "tools.h"
 #include "validation/challenge.h"

@@ -10,12 +10,12 @@
 #include "http/request.h"
 #include "identity/session_store.h"
 #include "oauth/client_resolver.h"
-#include "oauth/codes.h"
-#include "oauth/consents.h"
+#include "tokens/codes.h"
+#include "tokens/consents.h"
 #include "oauth/login_requests.h"
 #include "oauth/pkce.h"
 #include "clients/redirect_uri.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 #include "pages/error_page.h"
 
 namespace portcullis::oauth {

@@ -2,8 +2,8 @@
 
 #include "core/time.h"
 #include "log/log.h"
-#include "oauth/clients.h"
-#include "oauth/resources.h"
+#include "clients/clients.h"
+#include "clients/resources.h"
 #include "ratelimit/limiter.h"
 
 namespace portcullis::oauth_worker {

@@ -3,7 +3,7 @@
 #include "core/time.h"
 #include "discovery/metadata.h"
 #include "format/json.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 #include "server/worker_main.h"
 #include "validator.h"
 

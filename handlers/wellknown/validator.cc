@@ -8,7 +8,7 @@
 #include "discovery/metadata.h"
 #include "format/scope_list.h"
 #include "log/log.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 #include "validation/challenge.h"
 #include "validation/deny_list.h"
 #include "validation/dpop_checker.h"

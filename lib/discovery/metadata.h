@@ -8,7 +8,7 @@
 #include <json/value.h>
 
 #include "config/config.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 
 namespace portcullis::discovery {
 

@@ -7,8 +7,8 @@
 #include "format/text.h"
 #include "identity/email_address.h"
 #include "identity/session_store.h"
-#include "oauth/consents.h"
-#include "oauth/grant_revocation.h"
+#include "tokens/consents.h"
+#include "tokens/grant_revocation.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
 

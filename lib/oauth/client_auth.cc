@@ -5,9 +5,9 @@
 #include "cimd/resolve.h"
 #include "crypto/base64.h"
 #include "http/errors.h"
-#include "oauth/client_cache.h"
+#include "clients/client_cache.h"
 #include "oauth/client_resolver.h"
-#include "oauth/clients.h"
+#include "clients/clients.h"
 
 namespace portcullis::oauth {
 namespace {

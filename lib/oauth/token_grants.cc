@@ -5,11 +5,11 @@
 
 #include "format/scope_list.h"
 #include "identity/user_store.h"
-#include "oauth/clients.h"
-#include "oauth/codes.h"
-#include "oauth/grants.h"
+#include "clients/clients.h"
+#include "tokens/codes.h"
+#include "tokens/grants.h"
 #include "oauth/pkce.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -227,7 +227,10 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   if (!presented->user_active) return invalid_grant("the user no longer exists");
   if (!*presented->user_active) return invalid_grant("the user is deactivated");
   if (!presented->resource) return invalid_grant("the resource no longer exists");
-  const Resource& resource = *presented->resource;
+  Resource resource;
+  resource.id = presented->resource->id;
+  resource.server_url = presented->resource->server_url;
+  resource.access_token_ttl_seconds = presented->resource->access_token_ttl_seconds;
   if (auto indicator = form.get("resource");
       indicator && !resource_indicator_matches(resource, *indicator)) {
     return Status::invalid_argument("resource differs from the grant's")

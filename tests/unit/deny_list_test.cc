@@ -5,7 +5,7 @@
 
 #include "crypto/random.h"
 #include "db_fixture.h"
-#include "oauth/grants.h"
+#include "tokens/grants.h"
 #include "store/migrate.h"
 
 using namespace portcullis;

@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE grants
-#include "oauth/grants.h"
+#include "tokens/grants.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -10,7 +10,7 @@
 #include "identity/user_store.h"
 #include "organizations/membership_store.h"
 #include "organizations/organization_store.h"
-#include "organizations/user_listing.h"
+#include "identity/user_listing.h"
 #include "paging/counter.h"
 #include "store/migrate.h"
 #include "store/migrations.h"

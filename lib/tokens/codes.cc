@@ -1,4 +1,4 @@
-#include "oauth/codes.h"
+#include "tokens/codes.h"
 
 #include "crypto/hash.h"
 #include "crypto/random.h"

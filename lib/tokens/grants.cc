@@ -1,4 +1,4 @@
-#include "oauth/grants.h"
+#include "tokens/grants.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "crypto/hash.h"
 #include "crypto/random.h"
 #include "tokens/access_token.h"
-#include "oauth/grant_revocation.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -97,7 +97,7 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& toke
   out.rotated = r.boolean(at + 1);
   if (!r.is_null(at + 2)) out.user_active = r.boolean(at + 2);
   if (!r.is_null(at + 3)) {
-    Resource resource;
+    GrantResource resource;
     resource.id = r.str(at + 3);
     resource.server_url = r.str(at + 4);
     resource.access_token_ttl_seconds = static_cast<int>(r.i64(at + 5));

@@ -1,4 +1,4 @@
-#include "oauth/resources.h"
+#include "clients/resources.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,9 +10,9 @@
 #include "crypto/hash.h"
 #include "format/json.h"
 #include "format/text.h"
-#include "oauth/clients.h"
-#include "oauth/consents.h"
-#include "oauth/grant_revocation.h"
+#include "clients/clients.h"
+#include "tokens/consents.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::oauth {
 namespace {

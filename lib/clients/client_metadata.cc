@@ -1,4 +1,4 @@
-#include "oauth/client_metadata.h"
+#include "clients/client_metadata.h"
 
 #include <algorithm>
 #include <set>

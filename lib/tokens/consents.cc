@@ -1,4 +1,4 @@
-#include "oauth/consents.h"
+#include "tokens/consents.h"
 
 #include "core/time.h"
 #include "crypto/hash.h"

@@ -1,4 +1,4 @@
-#include "oauth/client_cache.h"
+#include "clients/client_cache.h"
 
 namespace portcullis::oauth {
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "oauth/resources.h"
+#include "clients/resources.h"
 
 namespace portcullis::oauth {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "oauth/clients.h"
+#include "clients/clients.h"
 
 namespace portcullis::oauth {
 

@@ -13,7 +13,7 @@
 
 #include "clients/client_info.h"
 #include "core/status.h"
-#include "oauth/client_metadata.h"
+#include "clients/client_metadata.h"
 #include "paging/keyset.h"
 #include "store/db.h"
 

@@ -1,4 +1,4 @@
-#include "oauth/grant_revocation.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::oauth {
 

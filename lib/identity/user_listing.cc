@@ -1,4 +1,4 @@
-#include "organizations/user_listing.h"
+#include "identity/user_listing.h"
 
 #include "paging/counter.h"
 

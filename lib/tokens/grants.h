@@ -18,7 +18,6 @@
 #include <string>
 
 #include "core/status.h"
-#include "oauth/resources.h"
 #include "store/db.h"
 
 namespace portcullis::oauth {
@@ -36,13 +35,20 @@ struct Grant {
   std::string dpop_jkt;  // non-empty: refresh needs a DPoP proof with this key (RFC 9449 §5)
 };
 
+// The resource of a grant as a refresh needs it (a partial row of resources).
+struct GrantResource {
+  std::string id;
+  std::string server_url;
+  int access_token_ttl_seconds = 0;
+};
+
 // A presented refresh token with everything a refresh decides on, read in one query.
 struct RefreshTokenState {
   Grant grant;
   int64_t expires_at = 0;            // idle expiry of this token (the grant has the absolute one)
   bool rotated = false;              // rotated out: presenting it again is reuse
   std::optional<bool> user_active;   // nullopt: the user no longer exists
-  std::optional<Resource> resource;  // id, server_url, access_token_ttl_seconds; nullopt: gone
+  std::optional<GrantResource> resource;  // nullopt: gone
 };
 
 class GrantStore {

@@ -1,4 +1,4 @@
-#include "oauth/clients.h"
+#include "clients/clients.h"
 
 #include <unordered_map>
 
@@ -8,8 +8,8 @@
 #include "crypto/hash.h"
 #include "crypto/random.h"
 #include "format/json.h"
-#include "oauth/consents.h"
-#include "oauth/grant_revocation.h"
+#include "tokens/consents.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::oauth {
 namespace {
