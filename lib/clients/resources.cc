@@ -4,13 +4,14 @@
 #include <cctype>
 #include <set>
 
+#include "clients/clients.h"
 #include "clients/uri.h"
 #include "core/ids.h"
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "format/json.h"
 #include "format/text.h"
-#include "clients/clients.h"
+#include "store/update_row.h"
 #include "tokens/consents.h"
 #include "tokens/grant_revocation.h"
 
@@ -269,30 +270,24 @@ Result<Resource> ResourceStore::create(const ResourceFields& fields) {
 
 Result<Resource> ResourceStore::update(const std::string& id, const ResourceFields& changes) {
   if (!is_valid_id(id, "res_")) return Status::not_found("no resource " + id);
-  Resource updated;
-  Status st = db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows rows,
-        db_.query(std::string("SELECT ") + kColumns + " FROM resources WHERE id = ? FOR UPDATE",
-                  {id}));
-    if (rows.empty()) return Status::not_found("no resource " + id);
-    PORTCULLIS_ASSIGN_OR_RETURN(updated, from_row(rows[0]));
-    apply(updated, changes);
-    PORTCULLIS_RETURN_IF_ERROR(validate(updated));
-    std::string now = db_now();
-    updated.update_time = db_time_to_rfc3339(now);
-    return db_
-        .execute(
-            "UPDATE resources SET name = ?, server_url = ?, server_url_key = ?, dcr_enabled = ?, "
-            "cimd_enabled = ?, access_token_ttl_seconds = ?, scopes = ?, update_time = ? "
-            "WHERE id = ?",
-            {updated.name, updated.server_url, server_url_key(updated.server_url),
-             updated.dcr_enabled, updated.cimd_enabled,
-             static_cast<int64_t>(updated.access_token_ttl_seconds),
-             json::write(scopes_to_json(updated.scopes)), now, id})
-        .status();
-  });
-  if (!st.is_ok()) return duplicate_url(st);
+  auto updated = store::update_row<Resource>(
+      db_, std::string("SELECT ") + kColumns + " FROM resources", id, "no resource " + id, from_row,
+      [&](Resource& r) -> Status {
+        apply(r, changes);
+        PORTCULLIS_RETURN_IF_ERROR(validate(r));
+        std::string now = db_now();
+        r.update_time = db_time_to_rfc3339(now);
+        return db_
+            .execute(
+                "UPDATE resources SET name = ?, server_url = ?, server_url_key = ?, "
+                "dcr_enabled = ?, cimd_enabled = ?, access_token_ttl_seconds = ?, scopes = ?, "
+                "update_time = ? WHERE id = ?",
+                {r.name, r.server_url, server_url_key(r.server_url), r.dcr_enabled, r.cimd_enabled,
+                 static_cast<int64_t>(r.access_token_ttl_seconds),
+                 json::write(scopes_to_json(r.scopes)), now, id})
+            .status();
+      });
+  if (!updated) return duplicate_url(updated.status());
   return updated;
 }
 

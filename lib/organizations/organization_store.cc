@@ -8,6 +8,7 @@
 #include "format/text.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
+#include "store/update_row.h"
 
 namespace portcullis::organizations {
 namespace {
@@ -93,27 +94,21 @@ Result<Organization> OrganizationStore::get(const std::string& id) {
 Result<Organization> OrganizationStore::update(const std::string& id,
                                                const OrganizationFields& changes) {
   PORTCULLIS_RETURN_IF_ERROR(check_organization_id(id));
-  Organization updated;
-  Status st = db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows rows,
-        db_.query(std::string("SELECT ") + kColumns + " FROM organizations WHERE id = ? FOR UPDATE",
-                  {id}));
-    if (rows.empty()) return Status::not_found("no organization " + id);
-    PORTCULLIS_ASSIGN_OR_RETURN(updated, from_row(rows[0]));
-    apply(updated, changes);
-    PORTCULLIS_RETURN_IF_ERROR(validate(updated));
-    std::string now = db_now();
-    updated.update_time = db_time_to_rfc3339(now);
-    return db_
-        .execute(
-            "UPDATE organizations SET display_name = ?, external_id = ?, metadata = ?, "
-            "update_time = ? WHERE id = ?",
-            {updated.display_name, store::nullable(updated.external_id),
-             json::write(updated.metadata), now, id})
-        .status();
-  });
-  if (!st.is_ok()) return duplicate_external_id(st);
+  auto updated = store::update_row<Organization>(
+      db_, std::string("SELECT ") + kColumns + " FROM organizations", id, "no organization " + id,
+      from_row, [&](Organization& o) -> Status {
+        apply(o, changes);
+        PORTCULLIS_RETURN_IF_ERROR(validate(o));
+        std::string now = db_now();
+        o.update_time = db_time_to_rfc3339(now);
+        return db_
+            .execute(
+                "UPDATE organizations SET display_name = ?, external_id = ?, metadata = ?, "
+                "update_time = ? WHERE id = ?",
+                {o.display_name, store::nullable(o.external_id), json::write(o.metadata), now, id})
+            .status();
+      });
+  if (!updated) return duplicate_external_id(updated.status());
   return updated;
 }
 
