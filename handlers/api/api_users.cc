@@ -1,9 +1,9 @@
 #include "api_users.h"
 
+#include "identity/user_listing.h"
 #include "identity/user_store.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
-#include "identity/user_listing.h"
 #include "user_json.h"
 
 namespace portcullis::api_worker {

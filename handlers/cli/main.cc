@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/clients.h"
 #include "config/config.h"
 #include "core/time.h"
 #include "crypto/aead.h"
@@ -19,7 +20,6 @@
 #include "management/api_clients.h"
 #include "management/environment.h"
 #include "management/scopes.h"
-#include "clients/clients.h"
 #include "store/db.h"
 #include "store/migrate.h"
 

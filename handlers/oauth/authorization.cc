@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "clients/redirect_uri.h"
+#include "clients/resources.h"
 #include "core/time.h"
 #include "crypto/base64.h"
 #include "crypto/hash.h"
@@ -10,13 +12,11 @@
 #include "http/request.h"
 #include "identity/session_store.h"
 #include "oauth/client_resolver.h"
-#include "tokens/codes.h"
-#include "tokens/consents.h"
 #include "oauth/login_requests.h"
 #include "oauth/pkce.h"
-#include "clients/redirect_uri.h"
-#include "clients/resources.h"
 #include "pages/error_page.h"
+#include "tokens/codes.h"
+#include "tokens/consents.h"
 
 namespace portcullis::oauth {
 namespace {

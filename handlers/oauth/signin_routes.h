@@ -17,8 +17,8 @@
 #include <functional>
 #include <memory>
 
-#include "mail/mailer.h"
 #include "login_flow.h"
+#include "mail/mailer.h"
 #include "server/app.h"
 
 namespace portcullis::oauth_worker {

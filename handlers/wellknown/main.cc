@@ -1,9 +1,9 @@
 // portcullis-wellknown: discovery documents, the JWKS, and health checks. Everything here is
 // public, cacheable by design and read-only.
+#include "clients/resources.h"
 #include "core/time.h"
 #include "discovery/metadata.h"
 #include "format/json.h"
-#include "clients/resources.h"
 #include "server/worker_main.h"
 #include "validator.h"
 

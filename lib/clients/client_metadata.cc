@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <set>
 
+#include "clients/redirect_uri.h"
+#include "clients/uri.h"
 #include "format/scope_list.h"
 #include "format/text.h"
 #include "management/scopes.h"
-#include "clients/redirect_uri.h"
-#include "clients/uri.h"
 
 namespace portcullis::oauth {
 namespace {

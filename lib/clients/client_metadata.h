@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
 #include "clients/resources.h"
+#include "core/status.h"
 
 namespace portcullis::oauth {
 

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "clients/client_info.h"
-#include "core/status.h"
 #include "clients/client_metadata.h"
+#include "core/status.h"
 #include "paging/keyset.h"
 #include "store/db.h"
 

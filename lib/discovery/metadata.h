@@ -7,8 +7,8 @@
 
 #include <json/value.h>
 
-#include "config/config.h"
 #include "clients/resources.h"
+#include "config/config.h"
 
 namespace portcullis::discovery {
 

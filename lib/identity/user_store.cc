@@ -7,10 +7,10 @@
 #include "format/text.h"
 #include "identity/email_address.h"
 #include "identity/session_store.h"
-#include "tokens/consents.h"
-#include "tokens/grant_revocation.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
+#include "tokens/consents.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::identity {
 namespace {

@@ -3,11 +3,11 @@
 #include <strings.h>
 
 #include "cimd/resolve.h"
+#include "clients/client_cache.h"
+#include "clients/clients.h"
 #include "crypto/base64.h"
 #include "http/errors.h"
-#include "clients/client_cache.h"
 #include "oauth/client_resolver.h"
-#include "clients/clients.h"
 
 namespace portcullis::oauth {
 namespace {

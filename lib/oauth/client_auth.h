@@ -11,11 +11,11 @@
 #include <cstdint>
 #include <string>
 
+#include "clients/client_info.h"
 #include "core/status.h"
 #include "http/request.h"
 #include "http/response.h"
 #include "management/api_clients.h"
-#include "clients/client_info.h"
 #include "server/services.h"
 
 namespace portcullis::oauth {

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <set>
 
+#include "clients/clients.h"
+#include "clients/resources.h"
 #include "format/scope_list.h"
 #include "identity/user_store.h"
-#include "clients/clients.h"
+#include "oauth/pkce.h"
 #include "tokens/codes.h"
 #include "tokens/grants.h"
-#include "oauth/pkce.h"
-#include "clients/resources.h"
 
 namespace portcullis::oauth {
 namespace {

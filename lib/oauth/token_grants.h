@@ -7,11 +7,11 @@
 #include <optional>
 #include <string>
 
-#include "http/request.h"
-#include "tokens/access_token.h"
-#include "oauth/client_auth.h"
 #include "clients/client_info.h"
+#include "http/request.h"
+#include "oauth/client_auth.h"
 #include "server/app.h"
+#include "tokens/access_token.h"
 
 namespace portcullis::oauth {
 

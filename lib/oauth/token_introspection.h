@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/status.h"
 #include "clients/client_info.h"
+#include "core/status.h"
 #include "server/app.h"
 
 namespace portcullis::oauth {

@@ -45,9 +45,9 @@ struct GrantResource {
 // A presented refresh token with everything a refresh decides on, read in one query.
 struct RefreshTokenState {
   Grant grant;
-  int64_t expires_at = 0;            // idle expiry of this token (the grant has the absolute one)
-  bool rotated = false;              // rotated out: presenting it again is reuse
-  std::optional<bool> user_active;   // nullopt: the user no longer exists
+  int64_t expires_at = 0;           // idle expiry of this token (the grant has the absolute one)
+  bool rotated = false;             // rotated out: presenting it again is reuse
+  std::optional<bool> user_active;  // nullopt: the user no longer exists
   std::optional<GrantResource> resource;  // nullopt: gone
 };
 

@@ -1,11 +1,11 @@
 #include "db_login_flow.h"
 
+#include "clients/redirect_uri.h"
 #include "core/time.h"
 #include "crypto/random.h"
 #include "format/json.h"
 #include "http/request.h"
 #include "oauth/login_requests.h"
-#include "clients/redirect_uri.h"
 
 namespace portcullis::testing {
 namespace {

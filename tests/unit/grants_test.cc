@@ -3,11 +3,12 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "clients/resources.h"
 #include "core/ids.h"
 #include "crypto/hash.h"
 #include "db_fixture.h"
-#include "tokens/access_token.h"
 #include "store/migrate.h"
+#include "tokens/access_token.h"
 
 using namespace portcullis;
 using namespace portcullis::oauth;
