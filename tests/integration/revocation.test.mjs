@@ -6,11 +6,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { createServer } from 'node:http';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { env, baseUrl, http, managementToken, sleep, dbQuery } from './harness.mjs';
-import { startProtectedNginx, validateLocation } from './mcp-nginx.mjs';
+import { startProtectedNginx, validateLocation, freePort } from './mcp-nginx.mjs';
 import { ScriptedProvider } from './sdk-client.mjs';
 
 const demoUrl = env.PORTCULLIS_DEMO_MCP_URL;
@@ -65,41 +64,33 @@ async function accepted(url, t) {
   assert.equal(await callWith(url, t.access_token), 200, 'the token works before');
 }
 
-test('user deleted: the token is refused at the demo MCP server, the revoked grant row stays', async () => {
+// Signs in, shows the token accepted, runs `action` (expecting `status`), and shows the token
+// refused at the demo MCP server within the sync, its grant revoked for `reason`.
+async function refusedAfter(action, reason) {
   const t = await signIn(demoUrl, demoResourceId);
   await accepted(demoUrl, t);
-  const r = await http(`/api/v1/users/${t.userId}`, { method: 'DELETE', headers: adminHeaders });
-  assert.equal(r.status, 204, r.text);
+  const { r, status } = await action(t);
+  assert.equal(r.status, status, r.text);
   assert.equal(await refusedWithinSync(demoUrl, t.access_token), 401);
-  assert.deepEqual(grantRow(t.grantId), [['1', 'user_deleted']]);
+  assert.deepEqual(grantRow(t.grantId), [['1', reason]]);
+  return t;
+}
+
+test('user deleted: the token is refused at the demo MCP server, the revoked grant row stays', async () => {
+  const t = await refusedAfter(async (u) => ({ r: await http(`/api/v1/users/${u.userId}`, { method: 'DELETE', headers: adminHeaders }), status: 204 }), 'user_deleted');
   assert.deepEqual(dbQuery(`SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = '${t.grantId}'`), [['0']]);
 });
 
 test('user deactivated: the token is refused at the demo MCP server', async () => {
-  const t = await signIn(demoUrl, demoResourceId);
-  await accepted(demoUrl, t);
-  const r = await http(`/api/v1/users/${t.userId}`, { method: 'PATCH', headers: adminHeaders, json: { active: false } });
-  assert.equal(r.status, 200, r.text);
-  assert.equal(await refusedWithinSync(demoUrl, t.access_token), 401);
-  assert.deepEqual(grantRow(t.grantId), [['1', 'user_deactivated']]);
+  await refusedAfter(async (u) => ({ r: await http(`/api/v1/users/${u.userId}`, { method: 'PATCH', headers: adminHeaders, json: { active: false } }), status: 200 }), 'user_deactivated');
 });
 
 test('client deleted: the token is refused at the demo MCP server', async () => {
-  const t = await signIn(demoUrl, demoResourceId);
-  await accepted(demoUrl, t);
-  const r = await http(`/api/v1/resources/${demoResourceId}/clients/${t.clientId}`, { method: 'DELETE', headers: adminHeaders });
-  assert.equal(r.status, 204, r.text);
-  assert.equal(await refusedWithinSync(demoUrl, t.access_token), 401);
-  assert.deepEqual(grantRow(t.grantId), [['1', 'client_deleted']]);
+  await refusedAfter(async (u) => ({ r: await http(`/api/v1/resources/${demoResourceId}/clients/${u.clientId}`, { method: 'DELETE', headers: adminHeaders }), status: 204 }), 'client_deleted');
 });
 
 test('grant revoked (its refresh token revoked by the client, RFC 7009): the access token is refused', async () => {
-  const t = await signIn(demoUrl, demoResourceId);
-  await accepted(demoUrl, t);
-  const r = await http('/oauth/revoke', { method: 'POST', form: { token: t.refresh_token, token_type_hint: 'refresh_token', client_id: t.clientId } });
-  assert.equal(r.status, 200, r.text);
-  assert.equal(await refusedWithinSync(demoUrl, t.access_token), 401);
-  assert.deepEqual(grantRow(t.grantId), [['1', 'revoked_by_client']]);
+  await refusedAfter(async (u) => ({ r: await http('/oauth/revoke', { method: 'POST', form: { token: u.refresh_token, token_type_hint: 'refresh_token', client_id: u.clientId } }), status: 200 }), 'revoked_by_client');
 });
 
 test('refresh-token reuse: every access token of the grant is refused, the newest included', async () => {
@@ -124,14 +115,6 @@ after(async () => {
   nginx?.stop();
   await new Promise((done) => (upstream ? upstream.close(done) : done()));
 });
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 test('resource deleted: the token is refused at its MCP server behind nginx', async () => {
   const port = await freePort();
