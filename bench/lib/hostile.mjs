@@ -15,8 +15,8 @@ const MiB = 1024 * 1024;
 const b64 = (s) => Buffer.from(s).toString('base64url');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
-// n distinct short parameter names (base 36), as the issue's reproduction.
-const manyParams = (n) => Array.from({ length: n }, (_, i) => `${i.toString(36)}=1`).join('&');
+// n distinct short parameter names (base 36), as the issue's reproduction (n = 120,000: 840 kB).
+const manyParams = (n) => Array.from({ length: n }, (_, i) => `${i.toString(36)}=${i % 5 < 2 ? '12' : '1'}`).join('&');
 // `n` parameters whose values fill `bytes` with percent-escapes (the most decoding work a byte
 // can ask for), the last name repeating the first so the whole form is read.
 function fatForm(n, bytes) {
