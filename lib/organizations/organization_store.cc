@@ -9,6 +9,7 @@
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
 #include "store/update_row.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::organizations {
 namespace {
@@ -121,6 +122,9 @@ Status OrganizationStore::remove(const std::string& id) {
         store::Rows rows, db_.query("SELECT id FROM organizations WHERE id = ? FOR UPDATE", {id}));
     if (rows.empty()) return Status::not_found("no organization " + id);
     PORTCULLIS_RETURN_IF_ERROR(MembershipStore(db_).remove_all_of_organization(id));
+    // Every token issued through the organization (org_id) ends with it.
+    PORTCULLIS_RETURN_IF_ERROR(oauth::revoke_all_grants(db_, oauth::GrantsOf::kOrganization, id,
+                                                        "organization_deleted", unix_now()));
     PORTCULLIS_RETURN_IF_ERROR(paging::drop_count(db_, id));
     PORTCULLIS_RETURN_IF_ERROR(domains::DomainStore(db_).remove_all_of_organization(id));
     return db_.execute("DELETE FROM organizations WHERE id = ?", {id}).status();
