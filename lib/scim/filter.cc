@@ -1,0 +1,347 @@
+#include "scim/filter.h"
+
+#include <cctype>
+
+#include "format/json.h"
+#include "format/utf8.h"
+
+namespace portcullis::scim {
+namespace {
+
+Status bad(std::string message) {
+  return Status::invalid_argument("invalid filter: " + std::move(message))
+      .with_reason("invalidFilter");
+}
+
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_name_char(char c) {
+  return is_alpha(c) || is_digit(c) || c == '-' || c == '_';
+}
+
+bool ieq(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// ATTRNAME = ALPHA *(nameChar); "$ref" is the one name RFC 7643 allows with a "$".
+bool valid_attr_name(std::string_view n) {
+  if (n == "$ref") return true;
+  if (n.empty() || !is_alpha(n[0])) return false;
+  for (char c : n) {
+    if (!is_name_char(c)) return false;
+  }
+  return true;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : s_(text) {}
+
+  Result<std::unique_ptr<Filter>> parse_all() {
+    skip_spaces();
+    PORTCULLIS_ASSIGN_OR_RETURN(auto f, parse_or(0, false));
+    skip_spaces();
+    if (pos_ != s_.size()) return bad("unexpected text at offset " + std::to_string(pos_));
+    return f;
+  }
+
+  // attrPath as a token: [URI ":"] ATTRNAME ["." ATTRNAME]
+  Result<AttrPath> parse_attr_path() {
+    size_t start = pos_;
+    while (pos_ < s_.size()) {
+      char c = s_[pos_];
+      if (is_name_char(c) || c == ':' || c == '.' || c == '$') {
+        ++pos_;
+      } else {
+        break;
+      }
+    }
+    std::string_view token = s_.substr(start, pos_ - start);
+    if (token.empty())
+      return bad("an attribute name is expected at offset " + std::to_string(start));
+    AttrPath p;
+    std::string_view rest = token;
+    size_t colon = token.rfind(':');
+    if (colon != std::string_view::npos) {
+      p.urn = std::string(token.substr(0, colon));
+      rest = token.substr(colon + 1);
+      if (p.urn.size() < 5 || !ieq(p.urn.substr(0, 4), "urn:")) return bad("bad schema URN");
+    }
+    size_t dot = rest.find('.');
+    if (dot != std::string_view::npos) {
+      p.name = std::string(rest.substr(0, dot));
+      p.sub = std::string(rest.substr(dot + 1));
+      if (!valid_attr_name(p.sub)) return bad("bad sub-attribute name");
+    } else {
+      p.name = std::string(rest);
+    }
+    if (!valid_attr_name(p.name)) return bad("bad attribute name");
+    return p;
+  }
+
+  size_t pos() const { return pos_; }
+  bool at_end() const { return pos_ >= s_.size(); }
+  char peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
+  void advance() { ++pos_; }
+
+  Result<std::unique_ptr<Filter>> parse_or(int depth, bool in_value_path) {
+    if (depth > kMaxDepth) return bad("nested deeper than " + std::to_string(kMaxDepth));
+    PORTCULLIS_ASSIGN_OR_RETURN(auto left, parse_and(depth, in_value_path));
+    while (true) {
+      size_t save = pos_;
+      if (!skip_spaces() || !keyword("or")) {
+        pos_ = save;
+        return left;
+      }
+      if (!skip_spaces()) return bad("a space is expected after 'or'");
+      PORTCULLIS_ASSIGN_OR_RETURN(auto right, parse_and(depth, in_value_path));
+      auto node = std::make_unique<Filter>();
+      node->kind = Filter::Kind::kOr;
+      node->left = std::move(left);
+      node->right = std::move(right);
+      left = std::move(node);
+    }
+  }
+
+ private:
+  Result<std::unique_ptr<Filter>> parse_and(int depth, bool in_value_path) {
+    PORTCULLIS_ASSIGN_OR_RETURN(auto left, parse_unary(depth, in_value_path));
+    while (true) {
+      size_t save = pos_;
+      if (!skip_spaces() || !keyword("and")) {
+        pos_ = save;
+        return left;
+      }
+      if (!skip_spaces()) return bad("a space is expected after 'and'");
+      PORTCULLIS_ASSIGN_OR_RETURN(auto right, parse_unary(depth, in_value_path));
+      auto node = std::make_unique<Filter>();
+      node->kind = Filter::Kind::kAnd;
+      node->left = std::move(left);
+      node->right = std::move(right);
+      left = std::move(node);
+    }
+  }
+
+  Result<std::unique_ptr<Filter>> parse_group(int depth, bool in_value_path) {
+    // at '('
+    ++pos_;
+    skip_spaces();
+    PORTCULLIS_ASSIGN_OR_RETURN(auto inner, parse_or(depth + 1, in_value_path));
+    skip_spaces();
+    if (peek() != ')') return bad("')' expected at offset " + std::to_string(pos_));
+    ++pos_;
+    return inner;
+  }
+
+  Result<std::unique_ptr<Filter>> parse_unary(int depth, bool in_value_path) {
+    if (++terms_ > kMaxTerms) {
+      return Status::invalid_argument("the filter has more than " + std::to_string(kMaxTerms) +
+                                      " terms")
+          .with_reason("tooMany");
+    }
+    if (peek() == '(') return parse_group(depth, in_value_path);
+    size_t save = pos_;
+    if (keyword("not")) {
+      skip_spaces();
+      if (peek() == '(') {
+        PORTCULLIS_ASSIGN_OR_RETURN(auto inner, parse_group(depth, in_value_path));
+        auto node = std::make_unique<Filter>();
+        node->kind = Filter::Kind::kNot;
+        node->left = std::move(inner);
+        return node;
+      }
+      pos_ = save;  // an attribute that happens to be called "not…"
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(AttrPath path, parse_attr_path());
+    if (peek() == '[') {
+      if (in_value_path) return bad("value paths cannot nest");
+      if (!path.sub.empty()) return bad("a value path filters an attribute, not a sub-attribute");
+      ++pos_;
+      skip_spaces();
+      PORTCULLIS_ASSIGN_OR_RETURN(auto inner, parse_or(depth + 1, true));
+      skip_spaces();
+      if (peek() != ']') return bad("']' expected at offset " + std::to_string(pos_));
+      ++pos_;
+      auto node = std::make_unique<Filter>();
+      node->kind = Filter::Kind::kValuePath;
+      node->attr = std::move(path);
+      node->left = std::move(inner);
+      return node;
+    }
+    if (!skip_spaces()) return bad("an operator is expected after the attribute");
+    size_t op_start = pos_;
+    while (is_alpha(peek())) ++pos_;
+    std::string op(s_.substr(op_start, pos_ - op_start));
+    for (char& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto node = std::make_unique<Filter>();
+    node->attr = std::move(path);
+    if (op == "pr") {
+      node->kind = Filter::Kind::kPresent;
+      return node;
+    }
+    static const char* kOps[] = {"eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le"};
+    bool known = false;
+    for (const char* k : kOps) known = known || op == k;
+    if (!known) return bad("unknown operator '" + op + "'");
+    node->kind = Filter::Kind::kCompare;
+    node->op = op;
+    if (!skip_spaces()) return bad("a value is expected after '" + op + "'");
+    PORTCULLIS_ASSIGN_OR_RETURN(node->value, parse_value());
+    return node;
+  }
+
+  Result<Json::Value> parse_value() {
+    char c = peek();
+    size_t start = pos_;
+    if (c == '"') {
+      ++pos_;
+      bool escaped = false;
+      while (pos_ < s_.size()) {
+        char d = s_[pos_++];
+        if (escaped) {
+          escaped = false;
+        } else if (d == '\\') {
+          escaped = true;
+        } else if (d == '"') {
+          auto parsed = json::parse(s_.substr(start, pos_ - start));
+          if (!parsed || !parsed->isString()) return bad("bad string literal");
+          std::string v = parsed->asString();
+          if (!utf8::is_valid(v)) return bad("the string is not valid UTF-8");
+          return Json::Value(v);
+        }
+      }
+      return bad("unterminated string");
+    }
+    if (c == '-' || is_digit(c)) {
+      while (pos_ < s_.size() && (is_digit(s_[pos_]) || s_[pos_] == '-' || s_[pos_] == '+' ||
+                                  s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E')) {
+        ++pos_;
+      }
+      auto parsed = json::parse(s_.substr(start, pos_ - start));
+      if (!parsed || !parsed->isNumeric()) return bad("bad number");
+      return *parsed;
+    }
+    if (keyword("true")) return Json::Value(true);
+    if (keyword("false")) return Json::Value(false);
+    if (keyword("null")) return Json::Value(Json::nullValue);
+    return bad(
+        "a JSON value (a quoted string, number, true, false or null) is expected at offset " +
+        std::to_string(start));
+  }
+
+  // A keyword must end at a delimiter (space, parenthesis, bracket or end).
+  bool keyword(std::string_view word) {
+    if (s_.size() - pos_ < word.size() || !ieq(s_.substr(pos_, word.size()), word)) return false;
+    size_t end = pos_ + word.size();
+    if (end < s_.size() && (is_name_char(s_[end]) || s_[end] == '.' || s_[end] == ':'))
+      return false;
+    pos_ = end;
+    return true;
+  }
+
+  bool skip_spaces() {
+    size_t start = pos_;
+    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
+    return pos_ > start;
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+  int terms_ = 0;
+};
+
+void render(const Filter& f, std::string& out) {
+  auto path = [&](const AttrPath& p) {
+    if (!p.urn.empty()) out += p.urn + ":";
+    out += p.name;
+    if (!p.sub.empty()) out += "." + p.sub;
+  };
+  switch (f.kind) {
+    case Filter::Kind::kCompare:
+      path(f.attr);
+      out += " " + f.op + " " + json::write(f.value);
+      break;
+    case Filter::Kind::kPresent:
+      path(f.attr);
+      out += " pr";
+      break;
+    case Filter::Kind::kAnd:
+    case Filter::Kind::kOr:
+      out += "(";
+      render(*f.left, out);
+      out += f.kind == Filter::Kind::kAnd ? " and " : " or ";
+      render(*f.right, out);
+      out += ")";
+      break;
+    case Filter::Kind::kNot:
+      out += "not (";
+      render(*f.left, out);
+      out += ")";
+      break;
+    case Filter::Kind::kValuePath:
+      path(f.attr);
+      out += "[";
+      render(*f.left, out);
+      out += "]";
+      break;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Filter>> parse_filter(std::string_view text) {
+  if (text.size() > kMaxFilterBytes) {
+    return bad("longer than " + std::to_string(kMaxFilterBytes) + " bytes");
+  }
+  if (text.empty()) return bad("empty");
+  return Parser(text).parse_all();
+}
+
+Result<PatchPath> parse_patch_path(std::string_view text) {
+  auto invalid = [](std::string m) {
+    return Status::invalid_argument("invalid path: " + std::move(m)).with_reason("invalidPath");
+  };
+  if (text.empty() || text.size() > kMaxFilterBytes) return invalid("empty or too long");
+  Parser p(text);
+  auto attr = p.parse_attr_path();
+  if (!attr) return invalid(attr.status().message());
+  PatchPath out;
+  out.attr = std::move(attr).value();
+  if (p.peek() == '[') {
+    if (!out.attr.sub.empty()) return invalid("a filter must follow the attribute");
+    p.advance();
+    auto inner = p.parse_or(1, true);
+    if (!inner) return inner.status();  // invalidFilter, as RFC 7644 §3.12 lists for PATCH
+    if (p.peek() != ']') return invalid("']' expected");
+    p.advance();
+    out.filter = std::move(inner).value();
+    if (p.peek() == '.') {
+      p.advance();
+      size_t start = p.pos();
+      while (is_name_char(p.peek()) || p.peek() == '$') p.advance();
+      out.sub_after_filter = std::string(text.substr(start, p.pos() - start));
+      if (!valid_attr_name(out.sub_after_filter)) return invalid("bad sub-attribute");
+    }
+  }
+  if (!p.at_end()) return invalid("unexpected text");
+  return out;
+}
+
+std::string to_string(const Filter& f) {
+  std::string out;
+  render(f, out);
+  return out;
+}
+
+}  // namespace portcullis::scim
