@@ -72,3 +72,6 @@ CREATE TABLE IF NOT EXISTS scim_group_members (
 -- A SCIM user whose e-mail address belongs to another organization's user (unverified domain)
 -- is a new environment user without an address (contract §9: no takeover across organizations).
 ALTER TABLE users MODIFY email VARCHAR(320) NULL COLLATE utf8mb4_unicode_ci;
+
+-- SCIM group displayName → membership role (PATCH /organizations/{id} scim_group_roles).
+ALTER TABLE organizations ADD COLUMN IF NOT EXISTS scim_group_roles JSON NULL;

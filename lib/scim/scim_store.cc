@@ -1,6 +1,8 @@
 #include "scim/scim_store.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "core/ids.h"
 #include "core/time.h"
@@ -156,6 +158,71 @@ Status ScimStore::set_membership_status(const std::string& user_id, bool active)
   return organizations::MembershipStore(db_)
       .put(organization_id_, user_id, fields, "scim")
       .status();
+}
+
+Result<std::vector<std::string>> ScimStore::member_ids(const std::string& group_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT user_id FROM scim_group_members WHERE organization_id = ? AND group_id = ?",
+                {organization_id_, group_id}));
+  std::vector<std::string> ids;
+  for (const auto& r : rows) ids.push_back(r.str(0));
+  return ids;
+}
+
+Status ScimStore::apply_group_roles(const std::vector<std::string>& user_ids) {
+  if (user_ids.empty()) return Status::ok();
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows org,
+      db_.query("SELECT scim_group_roles FROM organizations WHERE id = ?", {organization_id_}));
+  if (org.empty() || org[0].is_null(0)) return Status::ok();
+  auto mapping = json::parse(org[0].str(0));
+  if (!mapping || !mapping->isObject() || mapping->empty()) return Status::ok();
+  std::map<std::string, std::string> role_of;  // LOWER(displayName) → role
+  std::set<std::string> managed;
+  for (const auto& group : mapping->getMemberNames()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows lowered, db_.query("SELECT LOWER(?)", {group}));
+    role_of[lowered[0].str(0)] = (*mapping)[group].asString();
+    managed.insert((*mapping)[group].asString());
+  }
+  for (const auto& user_id : user_ids) {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows groups,
+        db_.query("SELECT g.display_name_key FROM scim_group_members m JOIN scim_groups g ON "
+                  "g.organization_id = m.organization_id AND g.id = m.group_id "
+                  "WHERE m.organization_id = ? AND m.user_id = ?",
+                  {organization_id_, user_id}));
+    std::set<std::string> wanted;
+    for (const auto& g : groups) {
+      auto it = role_of.find(g.str(0));
+      if (it != role_of.end()) wanted.insert(it->second);
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows,
+        db_.query("SELECT roles, metadata, status FROM memberships WHERE organization_id = ? AND "
+                  "user_id = ? FOR UPDATE",
+                  {organization_id_, user_id}));
+    if (rows.empty()) continue;
+    organizations::MembershipFields fields;
+    std::vector<std::string> before;
+    auto roles = json::parse(rows[0].str(0));
+    if (roles && roles->isArray()) {
+      for (const auto& r : *roles) {
+        if (r["name"].isString()) before.push_back(r["name"].asString());
+      }
+    }
+    for (const auto& r : before) {
+      if (!managed.count(r)) fields.roles.push_back(r);
+    }
+    for (const auto& r : wanted) fields.roles.push_back(r);
+    if (fields.roles == before) continue;
+    auto metadata = json::parse(rows[0].str(1));
+    if (metadata && metadata->isObject()) fields.metadata = *metadata;
+    fields.status = rows[0].str(2);
+    PORTCULLIS_RETURN_IF_ERROR(
+        organizations::MembershipStore(db_).put(organization_id_, user_id, fields, "scim").status());
+  }
+  return Status::ok();
 }
 
 Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
@@ -453,7 +520,8 @@ Result<ScimGroup> ScimStore::create_group(const GroupInput& input) {
       }
       return inserted.status();
     }
-    return add_members(id, input.member_ids);
+    PORTCULLIS_RETURN_IF_ERROR(add_members(id, input.member_ids));
+    return apply_group_roles(input.member_ids);
   });
   PORTCULLIS_RETURN_IF_ERROR(st);
   return get_group(id, true);
@@ -513,6 +581,7 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
     PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
     bool changed = false;
+    std::set<std::string> affected;
     std::string name = plan.display_name.value_or(before.display_name);
     std::optional<std::string> external_id = plan.external_id.value_or(before.external_id);
     if (name != before.display_name || external_id != before.external_id) {
@@ -527,8 +596,13 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
         return updated.status();
       }
       changed = true;
+      if (name != before.display_name) {
+        PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> all, member_ids(id));
+        affected.insert(all.begin(), all.end());
+      }
     }
     for (const auto& m : plan.members) {
+      affected.insert(m.user_ids.begin(), m.user_ids.end());
       switch (m.kind) {
         case MemberChange::Kind::kAdd:
           if (m.user_ids.empty()) break;
@@ -540,7 +614,9 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
           PORTCULLIS_RETURN_IF_ERROR(remove_members(id, m.user_ids));
           changed = true;
           break;
-        case MemberChange::Kind::kClear:
+        case MemberChange::Kind::kClear: {
+          PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> all, member_ids(id));
+          affected.insert(all.begin(), all.end());
           PORTCULLIS_RETURN_IF_ERROR(
               db_.execute(
                      "DELETE FROM scim_group_members WHERE organization_id = ? AND group_id = ?",
@@ -548,8 +624,10 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
                   .status());
           changed = true;
           break;
+        }
       }
     }
+    PORTCULLIS_RETURN_IF_ERROR(apply_group_roles({affected.begin(), affected.end()}));
     if (changed) {
       PORTCULLIS_RETURN_IF_ERROR(
           db_.execute("UPDATE scim_groups SET version = version + 1, update_time = ? WHERE "

@@ -129,6 +129,10 @@ class ScimStore {
   Status add_members(const std::string& group_id, const std::vector<std::string>& user_ids);
   Status remove_members(const std::string& group_id, const std::vector<std::string>& user_ids);
   Status set_membership_status(const std::string& user_id, bool active);
+  // The organization's scim_group_roles applied to these users' memberships: every role the
+  // mapping names is held exactly when one of the user's groups maps to it; other roles stay.
+  Status apply_group_roles(const std::vector<std::string>& user_ids);
+  Result<std::vector<std::string>> member_ids(const std::string& group_id);
 
   store::Db& db_;
   std::string organization_id_;
