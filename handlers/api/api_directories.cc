@@ -76,7 +76,7 @@ Result<http::Response> rotate_token(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       scim::IssuedToken token,
       DirectoryStore(ctx.services.db).rotate(organization_id, directory_id));
-  record(ctx, "directory.token_rotated", organization_id, directory_id);
+  record(ctx, "directory.token.rotated", organization_id, directory_id);
   Json::Value out(Json::objectValue);
   out["token"] = token.token;
   out["create_time"] = token.create_time;

@@ -1,5 +1,5 @@
 // /api/v1/organizations/{id}/directories: SCIM directories (contract §7). Scope
-// directories:write. Events directory.created, directory.token_rotated, directory.deleted.
+// directories:write. Events directory.created, directory.token.rotated, directory.deleted.
 #pragma once
 
 #include "server/app.h"

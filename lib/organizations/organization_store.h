@@ -38,7 +38,7 @@ struct Organization {
 struct OrganizationFields {
   std::optional<std::string> display_name;
   std::optional<std::optional<std::string>> external_id;
-  std::optional<Json::Value> metadata;  // replaced whole
+  std::optional<Json::Value> metadata;          // replaced whole
   std::optional<Json::Value> scim_group_roles;  // replaced whole
 };
 

@@ -1,6 +1,10 @@
 #include "scim/filter.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 
 #include "format/json.h"
 #include "format/utf8.h"
@@ -204,40 +208,150 @@ class Parser {
   Result<Json::Value> parse_value() {
     char c = peek();
     size_t start = pos_;
-    if (c == '"') {
-      ++pos_;
-      bool escaped = false;
-      while (pos_ < s_.size()) {
-        char d = s_[pos_++];
-        if (escaped) {
-          escaped = false;
-        } else if (d == '\\') {
-          escaped = true;
-        } else if (d == '"') {
-          auto parsed = json::parse(s_.substr(start, pos_ - start));
-          if (!parsed || !parsed->isString()) return bad("bad string literal");
-          std::string v = parsed->asString();
-          if (!utf8::is_valid(v)) return bad("the string is not valid UTF-8");
-          return Json::Value(v);
-        }
-      }
-      return bad("unterminated string");
-    }
-    if (c == '-' || is_digit(c)) {
-      while (pos_ < s_.size() && (is_digit(s_[pos_]) || s_[pos_] == '-' || s_[pos_] == '+' ||
-                                  s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E')) {
-        ++pos_;
-      }
-      auto parsed = json::parse(s_.substr(start, pos_ - start));
-      if (!parsed || !parsed->isNumeric()) return bad("bad number");
-      return *parsed;
-    }
+    if (c == '"') return parse_string();
+    if (c == '-' || is_digit(c)) return parse_number();
     if (keyword("true")) return Json::Value(true);
     if (keyword("false")) return Json::Value(false);
     if (keyword("null")) return Json::Value(Json::nullValue);
     return bad(
         "a JSON value (a quoted string, number, true, false or null) is expected at offset " +
         std::to_string(start));
+  }
+
+  static int hex_value(char h) {
+    if (h >= '0' && h <= '9') return h - '0';
+    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+    if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+    return -1;
+  }
+
+  bool read_hex4(uint32_t& out) {
+    if (s_.size() - pos_ < 4) return false;
+    out = 0;
+    for (int i = 0; i < 4; ++i) {
+      int v = hex_value(s_[pos_++]);
+      if (v < 0) return false;
+      out = out * 16 + static_cast<uint32_t>(v);
+    }
+    return true;
+  }
+
+  static void append_utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  // A JSON string (RFC 8259 §7).
+  Result<Json::Value> parse_string() {
+    ++pos_;  // the opening quote
+    std::string out;
+    while (pos_ < s_.size()) {
+      char d = s_[pos_++];
+      if (d == '"') {
+        if (!utf8::is_valid(out)) return bad("the string is not valid UTF-8");
+        return Json::Value(out);
+      }
+      if (static_cast<unsigned char>(d) < 0x20) return bad("a control character in a string");
+      if (d != '\\') {
+        out += d;
+        continue;
+      }
+      if (pos_ >= s_.size()) break;
+      char e = s_[pos_++];
+      switch (e) {
+        case '"':
+        case '\\':
+        case '/':
+          out += e;
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          uint32_t cp = 0;
+          if (!read_hex4(cp)) return bad("a bad \\u escape");
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            uint32_t low = 0;
+            if (s_.size() - pos_ < 6 || s_[pos_] != '\\' || s_[pos_ + 1] != 'u') {
+              return bad("a lone surrogate");
+            }
+            pos_ += 2;
+            if (!read_hex4(low) || low < 0xDC00 || low > 0xDFFF) return bad("a lone surrogate");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            return bad("a lone surrogate");
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default:
+          return bad("a bad escape in a string");
+      }
+    }
+    return bad("unterminated string");
+  }
+
+  // A JSON number (RFC 8259 §6): -? int frac? exp?
+  Result<Json::Value> parse_number() {
+    size_t start = pos_;
+    if (peek() == '-') ++pos_;
+    if (peek() == '0') {
+      ++pos_;
+    } else if (is_digit(peek())) {
+      while (is_digit(peek())) ++pos_;
+    } else {
+      return bad("bad number");
+    }
+    bool integral = true;
+    if (peek() == '.') {
+      integral = false;
+      ++pos_;
+      if (!is_digit(peek())) return bad("bad number");
+      while (is_digit(peek())) ++pos_;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      integral = false;
+      ++pos_;
+      if (peek() == '+' || peek() == '-') ++pos_;
+      if (!is_digit(peek())) return bad("bad number");
+      while (is_digit(peek())) ++pos_;
+    }
+    if (pos_ < s_.size() && (is_name_char(s_[pos_]) || s_[pos_] == '.')) return bad("bad number");
+    std::string text(s_.substr(start, pos_ - start));
+    if (text.size() > 32) return bad("number too long");
+    if (integral) {
+      errno = 0;
+      long long v = std::strtoll(text.c_str(), nullptr, 10);
+      if (errno == 0) return Json::Value(static_cast<Json::Int64>(v));
+    }
+    double d = std::strtod(text.c_str(), nullptr);
+    if (!std::isfinite(d)) return bad("number out of range");
+    return Json::Value(d);
   }
 
   // A keyword must end at a delimiter (space, parenthesis, bracket or end).

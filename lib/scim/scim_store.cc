@@ -219,8 +219,9 @@ Status ScimStore::apply_group_roles(const std::vector<std::string>& user_ids) {
     auto metadata = json::parse(rows[0].str(1));
     if (metadata && metadata->isObject()) fields.metadata = *metadata;
     fields.status = rows[0].str(2);
-    PORTCULLIS_RETURN_IF_ERROR(
-        organizations::MembershipStore(db_).put(organization_id_, user_id, fields, "scim").status());
+    PORTCULLIS_RETURN_IF_ERROR(organizations::MembershipStore(db_)
+                                   .put(organization_id_, user_id, fields, "scim")
+                                   .status());
   }
   return Status::ok();
 }

@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = parse_filter(rendered);
     // Rendering adds parentheses, so a filter at the depth limit may not parse again; any
     // other failure is a bug.
-    if (!again && again.status().reason() != "invalidFilter" && again.status().reason() != "tooMany") {
+    if (!again && again.status().reason() != "invalidFilter" &&
+        again.status().reason() != "tooMany") {
       std::abort();
     }
     if (again && to_string(**again) != rendered) std::abort();
