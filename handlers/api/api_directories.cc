@@ -95,13 +95,15 @@ Result<http::Response> delete_directory(Context& ctx) {
 
 void install_directory_routes(server::App& app) {
   server::Auth write{server::AuthKind::kManagementToken, "directories:write"};
-  const std::string base = "/api/v1/organizations/{organization_id}/directories";
-  app.add("POST", base, server::Route{.handler = create_directory, .auth = write});
-  app.add("GET", base, server::Route{.handler = list_directories, .auth = write});
-  app.add("GET", base + "/{directory_id}", server::Route{.handler = get_directory, .auth = write});
-  app.add("DELETE", base + "/{directory_id}",
+  app.add("POST", "/api/v1/organizations/{organization_id}/directories",
+          server::Route{.handler = create_directory, .auth = write});
+  app.add("GET", "/api/v1/organizations/{organization_id}/directories",
+          server::Route{.handler = list_directories, .auth = write});
+  app.add("GET", "/api/v1/organizations/{organization_id}/directories/{directory_id}",
+          server::Route{.handler = get_directory, .auth = write});
+  app.add("DELETE", "/api/v1/organizations/{organization_id}/directories/{directory_id}",
           server::Route{.handler = delete_directory, .auth = write});
-  app.add("POST", base + "/{directory_id}/tokens",
+  app.add("POST", "/api/v1/organizations/{organization_id}/directories/{directory_id}/tokens",
           server::Route{.handler = rotate_token, .auth = write});
 }
 

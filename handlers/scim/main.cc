@@ -1,6 +1,8 @@
 // portcullis-scim: SCIM 2.0 under /scim/v2 (contract §9; docs/scim.md). Every route but the
 // error pages authenticates a SCIM directory's bearer token and works inside that directory's
 // organization. Parse, call lib/scim, render.
+#include <algorithm>
+
 #include "scim/auth.h"
 #include "scim/patch.h"
 #include "scim/schema.h"
@@ -219,6 +221,43 @@ Result<http::Response> search_groups(Context& ctx) {
   return list_groups_with(ctx, &body);
 }
 
+// POST /.search at the root (RFC 7644 §3.4.3): Users then Groups, paged as one list. A filter
+// naming attributes of only one resource type searches that type.
+Result<http::Response> search_all(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, read_search(ctx));
+  auto users = read_list_params(ctx, ResourceKind::kUser, &body);
+  auto groups = read_list_params(ctx, ResourceKind::kGroup, &body);
+  if (!users && !groups) return users.status();
+  const ListParams& any = users ? *users : *groups;
+  const int64_t start = any.query.start_index;
+  const int64_t count = any.query.count;
+  ScimStore store = store_of(ctx);
+  const std::string base = scim_base(ctx);
+  Json::Value resources(Json::arrayValue);
+  int64_t user_total = 0;
+  int64_t total = 0;
+  if (users) {
+    PORTCULLIS_ASSIGN_OR_RETURN(auto page, store.list_users(users->query));
+    user_total = page.total;
+    for (const auto& u : page.items) {
+      resources.append(scim::project(render_user(u, base), users->projection, ResourceKind::kUser));
+    }
+  }
+  total = user_total;
+  if (groups) {
+    scim::ListQuery q = groups->query;
+    const int64_t taken = static_cast<int64_t>(resources.size());
+    q.start_index = std::max<int64_t>(1, start - user_total);
+    q.count = std::max<int64_t>(0, std::min(count, scim::kMaxResults) - taken);
+    PORTCULLIS_ASSIGN_OR_RETURN(auto page, store.list_groups(q));
+    total += page.total;
+    for (const auto& g : page.items) {
+      resources.append(scim::project(render_group(g, base), groups->projection, ResourceKind::kGroup));
+    }
+  }
+  return scim_json(200, list_response(total, start, std::move(resources)));
+}
+
 // Discovery (RFC 7644 §4): filters are refused with 403.
 
 Status no_filter(Context& ctx) {
@@ -307,7 +346,7 @@ void install_routes(server::App& app) {
   add("GET", "/ResourceTypes/{id}", get_resource_type);
   add("POST", "/Bulk", not_implemented);
   add("GET", "/Me", not_implemented);
-  add("POST", "/.search", not_implemented);
+  add("POST", "/.search", search_all);
 }
 
 }  // namespace

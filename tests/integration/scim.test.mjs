@@ -481,6 +481,18 @@ test('§4.28-31 filters: the grammar, LIKE escaping, multi-valued matches, limit
   });
   assert.equal(s.status, 200, s.text);
   assert.deepEqual(Object.keys(s.json.Resources[0]).sort(), ['id', 'meta', 'schemas', 'userName']);
+  // At the root: both resource types as one list.
+  const root = await scim(token, 'POST', '/.search', {
+    json: { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'], filter: 'meta.created gt "2020-01-01T00:00:00Z"', startIndex: 4, count: 10 },
+  });
+  assert.equal(root.status, 200, root.text);
+  assert.equal(root.json.totalResults, 5);
+  assert.deepEqual(root.json.Resources.map((x) => x.id), [plain.id, g.json.id]);
+  // A filter only Groups know searches Groups.
+  const groupsOnly = await scim(token, 'POST', '/.search', {
+    json: { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'], filter: `members[value eq "${alice.id}"]` },
+  });
+  assert.deepEqual(groupsOnly.json.Resources.map((x) => x.id), [g.json.id]);
 });
 
 test('§4.32-34 paging, sorting and projection', async () => {
