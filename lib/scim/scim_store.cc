@@ -314,7 +314,9 @@ Result<ScimUser> ScimStore::lock_user(const std::string& id) {
   return user_from_row(rows[0]);
 }
 
-Result<UserChange> ScimStore::write_user(const ScimUser& before, Json::Value attributes) {
+Result<UserChange> ScimStore::write_user(const ScimUser& before, Json::Value new_attributes) {
+  // Read through a const reference: a non-const operator[] would add null members.
+  const Json::Value& attributes = new_attributes;
   UserChange change;
   change.user = before;
   if (attributes == before.attributes) return change;  // a no-op keeps version and lastModified
@@ -648,14 +650,16 @@ Status ScimStore::delete_group(const std::string& id, const std::optional<std::s
   return db_.transaction([&]() -> Status {
     PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> members, member_ids(id));
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND group_id = ?",
                     {organization_id_, id})
             .status());
-    return db_
-        .execute("DELETE FROM scim_groups WHERE organization_id = ? AND id = ?",
-                 {organization_id_, id})
-        .status();
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_groups WHERE organization_id = ? AND id = ?",
+                    {organization_id_, id})
+            .status());
+    return apply_group_roles(members);
   });
 }
 

@@ -670,13 +670,13 @@ test('§4.38-40 input hygiene, hostile bodies, ten parallel duplicate POSTs', as
 test('linking: only through a verified domain of the organization', async () => {
   const { org, token } = await tenant();
   // An environment user with an address of an unverified domain stays someone else.
-  const existing = (await api('POST', '/api/v1/users', { json: { email: `ada@${unique()}.example` } })).json;
+  const existing = (await api('POST', '/api/v1/users', { json: { email: `ada@${unique()}.example.com` } })).json;
   const made = await createUser(token, `ada-${unique()}`, { emails: [{ type: 'work', value: existing.email, primary: true }] });
   assert.notEqual(made.id, existing.id);
   const listing = await api('GET', `/api/v1/users/${made.id}`);
   assert.equal(listing.json.email, undefined, 'the new user does not get the taken address');
   // With the domain verified by the organization, the same address links.
-  const domain = `${unique()}.example`;
+  const domain = `${unique()}.example.com`;
   const owned = (await api('POST', '/api/v1/users', { json: { email: `grace@${domain}` } })).json;
   const claimed = await api('POST', `/api/v1/organizations/${org.id}/domains`, { json: { domain } });
   assert.equal(claimed.status, 201, claimed.text);
@@ -685,7 +685,7 @@ test('linking: only through a verified domain of the organization', async () => 
   const linked = await createUser(token, `grace-${unique()}`, { emails: [{ type: 'work', value: `grace@${domain}`, primary: true }] });
   assert.equal(linked.id, owned.id);
   // A new address gets a new environment user carrying it.
-  const fresh = await createUser(token, `new-${unique()}@${unique()}.example`, { emails: [] });
+  const fresh = await createUser(token, `new-${unique()}@${unique()}.example.com`, { emails: [] });
   assert.equal((await api('GET', `/api/v1/users/${fresh.id}`)).json.email, fresh.userName.replace(/@.*/, (d) => d.toLowerCase()));
 });
 
