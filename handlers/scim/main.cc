@@ -28,12 +28,45 @@ http::Response with_etag(http::Response r, const std::string& etag) {
 
 // Users.
 
-Result<http::Response> user_response(Context& ctx, int status, const scim::ScimUser& u) {
+Json::Value render(const scim::ScimUser& u, const std::string& base) {
+  return render_user(u, base);
+}
+Json::Value render(const scim::ScimGroup& g, const std::string& base) {
+  return render_group(g, base);
+}
+ResourceKind kind_of(const scim::ScimUser&) {
+  return ResourceKind::kUser;
+}
+ResourceKind kind_of(const scim::ScimGroup&) {
+  return ResourceKind::kGroup;
+}
+
+// A user or group as the body of a 200/201, projected, with its ETag (and Location on 201).
+template <typename T>
+Result<http::Response> resource_response(Context& ctx, int status, const T& resource) {
   PORTCULLIS_ASSIGN_OR_RETURN(scim::Projection projection, read_projection(ctx));
-  Json::Value body = scim::project(render_user(u, scim_base(ctx)), projection, ResourceKind::kUser);
-  http::Response r = with_etag(scim_json(status, body), scim::etag(u.version));
+  Json::Value body = scim::project(render(resource, scim_base(ctx)), projection, kind_of(resource));
+  http::Response r = with_etag(scim_json(status, body), scim::etag(resource.version));
   if (status == 201) r.set_header("Location", body["meta"]["location"].asString());
   return r;
+}
+
+Result<http::Response> user_response(Context& ctx, int status, const scim::ScimUser& u) {
+  return resource_response(ctx, status, u);
+}
+
+// A ListResponse: `fetch(query)` gives the page of users or groups.
+template <typename Fetch>
+Result<http::Response> list_with(Context& ctx, ResourceKind kind, const Json::Value* search,
+                                 Fetch fetch) {
+  PORTCULLIS_ASSIGN_OR_RETURN(ListParams p, read_list_params(ctx, kind, search));
+  PORTCULLIS_ASSIGN_OR_RETURN(auto page, fetch(p.query));
+  Json::Value resources(Json::arrayValue);
+  const std::string base = scim_base(ctx);
+  for (const auto& item : page.items) {
+    resources.append(scim::project(render(item, base), p.projection, kind));
+  }
+  return scim_json(200, list_response(page.total, p.query.start_index, std::move(resources)));
 }
 
 Result<http::Response> create_user(Context& ctx) {
@@ -87,14 +120,9 @@ Result<http::Response> delete_user(Context& ctx) {
 }
 
 Result<http::Response> list_users_with(Context& ctx, const Json::Value* search) {
-  PORTCULLIS_ASSIGN_OR_RETURN(ListParams p, read_list_params(ctx, ResourceKind::kUser, search));
-  PORTCULLIS_ASSIGN_OR_RETURN(auto page, store_of(ctx).list_users(p.query));
-  Json::Value resources(Json::arrayValue);
-  const std::string base = scim_base(ctx);
-  for (const auto& u : page.items) {
-    resources.append(scim::project(render_user(u, base), p.projection, ResourceKind::kUser));
-  }
-  return scim_json(200, list_response(page.total, p.query.start_index, std::move(resources)));
+  ScimStore store = store_of(ctx);
+  return list_with(ctx, ResourceKind::kUser, search,
+                   [&](const scim::ListQuery& q) { return store.list_users(q); });
 }
 
 Result<http::Response> list_users(Context& ctx) {
@@ -104,12 +132,7 @@ Result<http::Response> list_users(Context& ctx) {
 // Groups.
 
 Result<http::Response> group_response(Context& ctx, int status, const scim::ScimGroup& g) {
-  PORTCULLIS_ASSIGN_OR_RETURN(scim::Projection projection, read_projection(ctx));
-  Json::Value body =
-      scim::project(render_group(g, scim_base(ctx)), projection, ResourceKind::kGroup);
-  http::Response r = with_etag(scim_json(status, body), scim::etag(g.version));
-  if (status == 201) r.set_header("Location", body["meta"]["location"].asString());
-  return r;
+  return resource_response(ctx, status, g);
 }
 
 Result<http::Response> create_group(Context& ctx) {
@@ -180,14 +203,9 @@ Result<http::Response> delete_group(Context& ctx) {
 }
 
 Result<http::Response> list_groups_with(Context& ctx, const Json::Value* search) {
-  PORTCULLIS_ASSIGN_OR_RETURN(ListParams p, read_list_params(ctx, ResourceKind::kGroup, search));
-  PORTCULLIS_ASSIGN_OR_RETURN(auto page, store_of(ctx).list_groups(p.query));
-  Json::Value resources(Json::arrayValue);
-  const std::string base = scim_base(ctx);
-  for (const auto& g : page.items) {
-    resources.append(scim::project(render_group(g, base), p.projection, ResourceKind::kGroup));
-  }
-  return scim_json(200, list_response(page.total, p.query.start_index, std::move(resources)));
+  ScimStore store = store_of(ctx);
+  return list_with(ctx, ResourceKind::kGroup, search,
+                   [&](const scim::ListQuery& q) { return store.list_groups(q); });
 }
 
 Result<http::Response> list_groups(Context& ctx) {
@@ -252,7 +270,8 @@ Result<http::Response> search_all(Context& ctx) {
     PORTCULLIS_ASSIGN_OR_RETURN(auto page, store.list_groups(q));
     total += page.total;
     for (const auto& g : page.items) {
-      resources.append(scim::project(render_group(g, base), groups->projection, ResourceKind::kGroup));
+      resources.append(
+          scim::project(render_group(g, base), groups->projection, ResourceKind::kGroup));
     }
   }
   return scim_json(200, list_response(total, start, std::move(resources)));

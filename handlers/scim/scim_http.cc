@@ -122,6 +122,36 @@ Result<ListParams> read_list_params(const server::Context& ctx, scim::ResourceKi
   return p;
 }
 
+namespace {
+
+// [{"value","$ref","display","type"}] of (id, display) pairs.
+Json::Value references(const std::vector<std::pair<std::string, std::string>>& items,
+                       const std::string& location_prefix, const char* type) {
+  Json::Value out(Json::arrayValue);
+  for (const auto& [id, name] : items) {
+    Json::Value r(Json::objectValue);
+    r["value"] = id;
+    r["$ref"] = location_prefix + id;
+    r["display"] = name;
+    r["type"] = type;
+    out.append(r);
+  }
+  return out;
+}
+
+Json::Value meta(const char* type, const std::string& created, const std::string& modified,
+                 const std::string& location, int64_t version) {
+  Json::Value m(Json::objectValue);
+  m["resourceType"] = type;
+  m["created"] = created;
+  m["lastModified"] = modified;
+  m["location"] = location;
+  m["version"] = scim::etag(version);
+  return m;
+}
+
+}  // namespace
+
 Json::Value render_user(const scim::ScimUser& u, const std::string& base) {
   Json::Value v(Json::objectValue);
   v["schemas"].append(std::string(scim::kUserSchema));
@@ -130,21 +160,8 @@ Json::Value render_user(const scim::ScimUser& u, const std::string& base) {
   v["id"] = u.id;
   for (const auto& key : u.attributes.getMemberNames()) v[key] = u.attributes[key];
   if (!v.isMember("active")) v["active"] = true;
-  if (!u.groups.empty()) {
-    for (const auto& [id, name] : u.groups) {
-      Json::Value g(Json::objectValue);
-      g["value"] = id;
-      g["$ref"] = base + "/Groups/" + id;
-      g["display"] = name;
-      g["type"] = "direct";
-      v["groups"].append(g);
-    }
-  }
-  v["meta"]["resourceType"] = "User";
-  v["meta"]["created"] = u.create_time;
-  v["meta"]["lastModified"] = u.update_time;
-  v["meta"]["location"] = base + "/Users/" + u.id;
-  v["meta"]["version"] = scim::etag(u.version);
+  if (!u.groups.empty()) v["groups"] = references(u.groups, base + "/Groups/", "direct");
+  v["meta"] = meta("User", u.create_time, u.update_time, base + "/Users/" + u.id, u.version);
   return v;
 }
 
@@ -154,22 +171,8 @@ Json::Value render_group(const scim::ScimGroup& g, const std::string& base) {
   v["id"] = g.id;
   if (g.external_id) v["externalId"] = *g.external_id;
   v["displayName"] = g.display_name;
-  if (g.members_loaded) {
-    v["members"] = Json::Value(Json::arrayValue);
-    for (const auto& [id, name] : g.members) {
-      Json::Value m(Json::objectValue);
-      m["value"] = id;
-      m["$ref"] = base + "/Users/" + id;
-      m["display"] = name;
-      m["type"] = "User";
-      v["members"].append(m);
-    }
-  }
-  v["meta"]["resourceType"] = "Group";
-  v["meta"]["created"] = g.create_time;
-  v["meta"]["lastModified"] = g.update_time;
-  v["meta"]["location"] = base + "/Groups/" + g.id;
-  v["meta"]["version"] = scim::etag(g.version);
+  if (g.members_loaded) v["members"] = references(g.members, base + "/Users/", "User");
+  v["meta"] = meta("Group", g.create_time, g.update_time, base + "/Groups/" + g.id, g.version);
   return v;
 }
 

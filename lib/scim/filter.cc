@@ -8,6 +8,7 @@
 
 #include "format/json.h"
 #include "format/utf8.h"
+#include "scim/schema.h"
 
 namespace portcullis::scim {
 namespace {
@@ -25,17 +26,6 @@ bool is_digit(char c) {
 }
 bool is_name_char(char c) {
   return is_alpha(c) || is_digit(c) || c == '-' || c == '_';
-}
-
-bool ieq(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // ATTRNAME = ALPHA *(nameChar); "$ref" is the one name RFC 7643 allows with a "$".
@@ -80,7 +70,7 @@ class Parser {
     if (colon != std::string_view::npos) {
       p.urn = std::string(token.substr(0, colon));
       rest = token.substr(colon + 1);
-      if (p.urn.size() < 5 || !ieq(p.urn.substr(0, 4), "urn:")) return bad("bad schema URN");
+      if (p.urn.size() < 5 || !iequals(p.urn.substr(0, 4), "urn:")) return bad("bad schema URN");
     }
     size_t dot = rest.find('.');
     if (dot != std::string_view::npos) {
@@ -101,36 +91,29 @@ class Parser {
 
   Result<std::unique_ptr<Filter>> parse_or(int depth, bool in_value_path) {
     if (depth > kMaxDepth) return bad("nested deeper than " + std::to_string(kMaxDepth));
-    PORTCULLIS_ASSIGN_OR_RETURN(auto left, parse_and(depth, in_value_path));
-    while (true) {
-      size_t save = pos_;
-      if (!skip_spaces() || !keyword("or")) {
-        pos_ = save;
-        return left;
-      }
-      if (!skip_spaces()) return bad("a space is expected after 'or'");
-      PORTCULLIS_ASSIGN_OR_RETURN(auto right, parse_and(depth, in_value_path));
-      auto node = std::make_unique<Filter>();
-      node->kind = Filter::Kind::kOr;
-      node->left = std::move(left);
-      node->right = std::move(right);
-      left = std::move(node);
-    }
+    return parse_logical(depth, in_value_path, Filter::Kind::kOr);
   }
 
  private:
-  Result<std::unique_ptr<Filter>> parse_and(int depth, bool in_value_path) {
-    PORTCULLIS_ASSIGN_OR_RETURN(auto left, parse_unary(depth, in_value_path));
+  // logExp, left-associative: `or` over `and` terms, `and` over unary terms.
+  Result<std::unique_ptr<Filter>> parse_logical(int depth, bool in_value_path, Filter::Kind kind) {
+    const bool is_or = kind == Filter::Kind::kOr;
+    auto operand = [&]() {
+      return is_or ? parse_logical(depth, in_value_path, Filter::Kind::kAnd)
+                   : parse_unary(depth, in_value_path);
+    };
+    const char* word = is_or ? "or" : "and";
+    PORTCULLIS_ASSIGN_OR_RETURN(auto left, operand());
     while (true) {
       size_t save = pos_;
-      if (!skip_spaces() || !keyword("and")) {
+      if (!skip_spaces() || !keyword(word)) {
         pos_ = save;
         return left;
       }
-      if (!skip_spaces()) return bad("a space is expected after 'and'");
-      PORTCULLIS_ASSIGN_OR_RETURN(auto right, parse_unary(depth, in_value_path));
+      if (!skip_spaces()) return bad(std::string("a space is expected after '") + word + "'");
+      PORTCULLIS_ASSIGN_OR_RETURN(auto right, operand());
       auto node = std::make_unique<Filter>();
-      node->kind = Filter::Kind::kAnd;
+      node->kind = kind;
       node->left = std::move(left);
       node->right = std::move(right);
       left = std::move(node);
@@ -356,7 +339,8 @@ class Parser {
 
   // A keyword must end at a delimiter (space, parenthesis, bracket or end).
   bool keyword(std::string_view word) {
-    if (s_.size() - pos_ < word.size() || !ieq(s_.substr(pos_, word.size()), word)) return false;
+    if (s_.size() - pos_ < word.size() || !iequals(s_.substr(pos_, word.size()), word))
+      return false;
     size_t end = pos_ + word.size();
     if (end < s_.size() && (is_name_char(s_[end]) || s_[end] == '.' || s_[end] == ':'))
       return false;

@@ -44,18 +44,29 @@ Attribute multi(std::string name, std::vector<std::string> types, Type value_typ
   return complex(std::move(name), {value, str("display"), type, boolean("primary")}, true);
 }
 
-Schema make_user() {
-  Schema s;
-  s.id = std::string(kUserSchema);
-  s.name = "User";
-  s.description = "User Account";
+// The common attributes of RFC 7643 §3.1.
+Attribute id_attribute() {
   Attribute id = str("id");
   id.case_exact = true;
   id.mutability = Mutability::kReadOnly;
   id.returned = Returned::kAlways;
   id.unique = true;
+  return id;
+}
+
+Attribute external_id_attribute() {
   Attribute external_id = str("externalId");
   external_id.case_exact = true;
+  return external_id;
+}
+
+Schema make_user() {
+  Schema s;
+  s.id = std::string(kUserSchema);
+  s.name = "User";
+  s.description = "User Account";
+  const Attribute id = id_attribute();
+  const Attribute external_id = external_id_attribute();
   Attribute user_name = str("userName", "Unique identifier for the User");
   user_name.required = true;
   user_name.unique = true;
@@ -128,13 +139,8 @@ Schema make_group() {
   s.id = std::string(kGroupSchema);
   s.name = "Group";
   s.description = "Group";
-  Attribute id = str("id");
-  id.case_exact = true;
-  id.mutability = Mutability::kReadOnly;
-  id.returned = Returned::kAlways;
-  id.unique = true;
-  Attribute external_id = str("externalId");
-  external_id.case_exact = true;
+  const Attribute id = id_attribute();
+  const Attribute external_id = external_id_attribute();
   Attribute display_name = str("displayName");
   display_name.required = true;
   display_name.unique = true;
@@ -150,54 +156,21 @@ Schema make_group() {
   return s;
 }
 
+// Names in the order of the enums (schema.h).
 const char* type_name(Type t) {
-  switch (t) {
-    case Type::kString:
-      return "string";
-    case Type::kBoolean:
-      return "boolean";
-    case Type::kComplex:
-      return "complex";
-    case Type::kReference:
-      return "reference";
-    case Type::kDateTime:
-      return "dateTime";
-    case Type::kInteger:
-      return "integer";
-    case Type::kDecimal:
-      return "decimal";
-    case Type::kBinary:
-      return "binary";
-  }
-  return "string";
+  static const char* const kNames[] = {"string",   "boolean", "complex", "reference",
+                                       "dateTime", "integer", "decimal", "binary"};
+  return kNames[static_cast<int>(t)];
 }
 
 const char* mutability_name(Mutability m) {
-  switch (m) {
-    case Mutability::kReadWrite:
-      return "readWrite";
-    case Mutability::kReadOnly:
-      return "readOnly";
-    case Mutability::kImmutable:
-      return "immutable";
-    case Mutability::kWriteOnly:
-      return "writeOnly";
-  }
-  return "readWrite";
+  static const char* const kNames[] = {"readWrite", "readOnly", "immutable", "writeOnly"};
+  return kNames[static_cast<int>(m)];
 }
 
 const char* returned_name(Returned r) {
-  switch (r) {
-    case Returned::kDefault:
-      return "default";
-    case Returned::kAlways:
-      return "always";
-    case Returned::kNever:
-      return "never";
-    case Returned::kRequest:
-      return "request";
-  }
-  return "default";
+  static const char* const kNames[] = {"default", "always", "never", "request"};
+  return kNames[static_cast<int>(r)];
 }
 
 Json::Value attribute_document(const Attribute& a) {

@@ -393,31 +393,37 @@ Status ScimStore::delete_user(const std::string& id, const std::optional<std::st
 }
 
 Result<ListResult<ScimUser>> ScimStore::list_users(const ListQuery& q) {
-  std::string where = "u.organization_id = ?";
+  ListResult<ScimUser> out;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows, list_rows(q, "scim_users u", "u", kUserColumns, "u.user_id", out.total));
+  for (const auto& r : rows) out.items.push_back(user_from_row(r));
+  PORTCULLIS_RETURN_IF_ERROR(load_groups(out.items));
+  return out;
+}
+
+Result<store::Rows> ScimStore::list_rows(const ListQuery& q, const std::string& from,
+                                         const std::string& alias, const std::string& columns,
+                                         const std::string& id_column, int64_t& total) {
+  std::string where = alias + ".organization_id = ?";
   store::Params params{organization_id_};
   if (q.filter) {
     where += " AND (" + q.filter->sql + ")";
     for (const auto& p : q.filter->params) params.push_back(p);
   }
-  ListResult<ScimUser> out;
   PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows count, db_.query("SELECT COUNT(*) FROM scim_users u WHERE " + where, params));
-  out.total = count.empty() ? 0 : count[0].i64(0);
-  if (q.count <= 0 || q.start_index > out.total) return out;
-  std::string order =
-      q.sort_expression.empty()
-          ? std::string("u.create_time, u.user_id")
-          : q.sort_expression + (q.descending ? " DESC" : " ASC") + ", u.create_time, u.user_id";
+      store::Rows count, db_.query("SELECT COUNT(*) FROM " + from + " WHERE " + where, params));
+  total = count.empty() ? 0 : count[0].i64(0);
+  if (q.count <= 0 || q.start_index > total) return store::Rows{};
+  // Stable across pages (Okta's import): creation time, then id, after any sortBy.
+  std::string order = alias + ".create_time, " + id_column;
+  if (!q.sort_expression.empty()) {
+    order = q.sort_expression + (q.descending ? " DESC, " : " ASC, ") + order;
+  }
   params.push_back(std::min<int64_t>(q.count, kMaxResults));
   params.push_back(q.start_index - 1);
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query(std::string("SELECT ") + kUserColumns + " FROM scim_users u WHERE " + where +
-                    " ORDER BY " + order + " LIMIT ? OFFSET ?",
-                params));
-  for (const auto& r : rows) out.items.push_back(user_from_row(r));
-  PORTCULLIS_RETURN_IF_ERROR(load_groups(out.items));
-  return out;
+  return db_.query("SELECT " + columns + " FROM " + from + " WHERE " + where + " ORDER BY " +
+                       order + " LIMIT ? OFFSET ?",
+                   params);
 }
 
 Status ScimStore::load_groups(std::vector<ScimUser>& users) {
@@ -664,28 +670,9 @@ Status ScimStore::delete_group(const std::string& id, const std::optional<std::s
 }
 
 Result<ListResult<ScimGroup>> ScimStore::list_groups(const ListQuery& q) {
-  std::string where = "g.organization_id = ?";
-  store::Params params{organization_id_};
-  if (q.filter) {
-    where += " AND (" + q.filter->sql + ")";
-    for (const auto& p : q.filter->params) params.push_back(p);
-  }
   ListResult<ScimGroup> out;
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows count, db_.query("SELECT COUNT(*) FROM scim_groups g WHERE " + where, params));
-  out.total = count.empty() ? 0 : count[0].i64(0);
-  if (q.count <= 0 || q.start_index > out.total) return out;
-  std::string order =
-      q.sort_expression.empty()
-          ? std::string("g.create_time, g.id")
-          : q.sort_expression + (q.descending ? " DESC" : " ASC") + ", g.create_time, g.id";
-  params.push_back(std::min<int64_t>(q.count, kMaxResults));
-  params.push_back(q.start_index - 1);
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query(std::string("SELECT ") + kGroupColumns + " FROM scim_groups g WHERE " + where +
-                    " ORDER BY " + order + " LIMIT ? OFFSET ?",
-                params));
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
+                              list_rows(q, "scim_groups g", "g", kGroupColumns, "g.id", out.total));
   for (const auto& r : rows) {
     out.items.push_back(group_from_row(r));
     if (q.with_members) PORTCULLIS_RETURN_IF_ERROR(load_members(out.items.back()));

@@ -123,6 +123,10 @@ class ScimStore {
   // Writes new attributes for a locked user and follows them into the environment user and
   // the membership.
   Result<UserChange> write_user(const ScimUser& before, Json::Value attributes);
+  // One page of rows of `from` (aliased `alias`) in the organization, and the total count.
+  Result<store::Rows> list_rows(const ListQuery& q, const std::string& from,
+                                const std::string& alias, const std::string& columns,
+                                const std::string& id_column, int64_t& total);
   Status load_groups(std::vector<ScimUser>& users);
   Status load_members(ScimGroup& group);
   Status check_members(const std::vector<std::string>& user_ids);
