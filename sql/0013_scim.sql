@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS scim_group_members (
   group_id        VARCHAR(40) NOT NULL COLLATE utf8mb4_bin,
   user_id         VARCHAR(40) NOT NULL COLLATE utf8mb4_bin,
   PRIMARY KEY (organization_id, group_id, user_id),
-  KEY scim_group_members_user (organization_id, user_id)
+  KEY scim_group_members_user (organization_id, user_id),
+  KEY scim_group_members_by_user (user_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
 -- A SCIM user whose e-mail address belongs to another organization's user (unverified domain)

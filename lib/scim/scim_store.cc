@@ -133,6 +133,23 @@ std::string placeholders(size_t n) {
 
 }  // namespace
 
+Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
+    store::Db& db, const std::vector<std::string>& user_ids) {
+  std::map<std::string, std::vector<UserGroup>> out;
+  for (size_t start = 0; start < user_ids.size(); start += kBatch) {
+    size_t n = std::min(kBatch, user_ids.size() - start);
+    store::Params params(user_ids.begin() + start, user_ids.begin() + start + n);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows, db.query("SELECT m.user_id, m.organization_id, g.id, g.display_name FROM "
+                                   "scim_group_members m JOIN scim_groups g ON g.organization_id = "
+                                   "m.organization_id AND g.id = m.group_id WHERE m.user_id IN (" +
+                                       placeholders(n) + ") ORDER BY g.create_time, g.id",
+                                   params));
+    for (const auto& r : rows) out[r.str(0)].push_back(UserGroup{r.str(1), r.str(2), r.str(3)});
+  }
+  return out;
+}
+
 std::string etag(int64_t version) {
   return "W/\"" + std::to_string(version) + "\"";
 }

@@ -22,6 +22,7 @@
 
 #include <json/value.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,6 +91,16 @@ struct GroupChange {
   ScimGroup group;
   bool changed = false;
 };
+
+// The SCIM groups each of `user_ids` belongs to, in any organization (the listing API shows
+// them in the user's membership of that organization).
+struct UserGroup {
+  std::string organization_id;
+  std::string group_id;
+  std::string display_name;
+};
+Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
+    store::Db& db, const std::vector<std::string>& user_ids);
 
 class ScimStore {
  public:
