@@ -293,6 +293,11 @@ test('§4.8-20 the Entra ID sequence, request by request', async () => {
   const u1Now = (await scim(token, 'GET', `/Users/${u1.id}`)).json;
   assert.deepEqual(u1Now.groups.map((x) => x.value), [g.json.id]);
   assert.equal((await scim(token, 'GET', `/Users${filterQuery(`groups.value eq "${g.json.id}"`)}`)).json.totalResults, 2);
+  const listed = (await api('GET', `/api/v1/organizations/${org.id}/users`)).json.users.find((x) => x.id === u1.id);
+  assert.deepEqual(listed.memberships[0].groups, [{ id: g.json.id, display_name: name }]);
+  assert.deepEqual((await api('GET', `/api/v1/users/${u1.id}`)).json.memberships[0].groups, [{ id: g.json.id, display_name: name }]);
+  const notInGroup = (await api('GET', `/api/v1/organizations/${org.id}/users`)).json.users.find((x) => x.id === u.id);
+  assert.equal(notInGroup.memberships[0].groups, undefined);
 
   // 19. Removal by value list (Entra default) and by value filter (with the flag).
   assert.equal((await scim(token, 'PATCH', `/Groups/${g.json.id}`, { json: patch({ op: 'Remove', path: 'members', value: [{ value: u1.id }] }) })).status, 204);
