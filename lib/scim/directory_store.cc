@@ -161,6 +161,8 @@ Result<DirectoryCaller> DirectoryStore::authenticate(std::string_view token) {
       db_.query("SELECT t.token_hash, d.id, d.organization_id, "
                 "(d.last_used_time IS NULL OR d.last_used_time < NOW(6) - INTERVAL 60 SECOND) "
                 "FROM scim_directory_tokens t JOIN scim_directories d ON d.id = t.directory_id "
+                // A deleted organization's directories stop working with it.
+                "JOIN organizations o ON o.id = d.organization_id "
                 "WHERE t.token_hash = ? AND t.revoked_time IS NULL",
                 {digest}));
   if (rows.empty() || !crypto::constant_time_equals(rows[0].str(0), digest)) return refused;
