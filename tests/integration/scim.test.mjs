@@ -765,3 +765,12 @@ test('scim_group_roles: group members get the mapped role as they join and lose 
   assert.equal((await scim(token, 'DELETE', `/Groups/${g.json.id}`)).status, 204);
   assert.deepEqual(await roles(other.id), ['billing']);
 });
+
+test('a deleted organization takes its SCIM directory with it', async () => {
+  const { org, token } = await tenant();
+  await createUser(token);
+  assert.equal((await scim(token, 'GET', '/Users')).json.totalResults, 1);
+  assert.equal((await api('DELETE', `/api/v1/organizations/${org.id}`)).status, 204);
+  const r = await scim(token, 'GET', '/Users');
+  assert.equal(r.status, 401);
+});
