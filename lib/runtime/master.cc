@@ -12,6 +12,7 @@
 #include <exception>
 #include <vector>
 
+#include "core/telemetry.h"
 #include "log/log.h"
 
 namespace portcullis::runtime {
@@ -188,6 +189,7 @@ class Master {
   void log_death(const Worker& w, int status, long long uptime_ms, bool expected) {
     const auto level = expected ? log::Level::kInfo : log::Level::kWarn;
     const char* msg = expected ? "worker stopped" : "worker died";
+    if (!expected) telemetry::count(telemetry::Counter::kWorkerDeaths);
     if (WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
       log::write(level, msg,
@@ -246,6 +248,7 @@ class Master {
     }
     if (pid == 0) child_main(master_pid);
     workers_.push_back(Worker{pid, Clock::now(), generation_});
+    telemetry::count(telemetry::Counter::kWorkerStarts);
     log::info("worker started", {{"pool", options_.name},
                                  {"pid", pid},
                                  {"generation", static_cast<long long>(generation_)}});
