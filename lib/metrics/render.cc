@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <vector>
 
@@ -81,10 +80,12 @@ struct Family {
   std::vector<std::string> samples;
 };
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+// Seconds from microseconds, exactly (no binary-fraction noise such as 0.050000000000000003).
+std::string seconds(uint64_t micros) {
+  std::string frac = std::to_string(micros % 1000000);
+  frac.insert(0, 6 - frac.size(), '0');
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  return std::to_string(micros / 1000000) + (frac.empty() ? "" : "." + frac);
 }
 
 std::string labels(const std::string& pool, std::string_view extra) {
@@ -129,15 +130,13 @@ void add_block(const Block& b, std::map<std::string, Family>& out) {
   uint64_t cumulative = 0;
   for (size_t i = 0; i < telemetry::kLatencyBuckets; ++i) {
     cumulative += b.latency_buckets[i].load(std::memory_order_relaxed);
-    std::string le = i + 1 < telemetry::kLatencyBuckets
-                         ? number(static_cast<double>(telemetry::kLatencyBucketsMicros[i]) / 1e6)
-                         : "+Inf";
+    std::string le =
+        i + 1 < telemetry::kLatencyBuckets ? seconds(telemetry::kLatencyBucketsMicros[i]) : "+Inf";
     latency.samples.push_back("portcullis_http_request_duration_seconds_bucket" +
                               labels(pool, "le=\"" + le + "\"") + " " + std::to_string(cumulative));
   }
-  latency.samples.push_back(
-      "portcullis_http_request_duration_seconds_sum" + labels(pool, "") + " " +
-      number(static_cast<double>(b.latency_sum_micros.load(std::memory_order_relaxed)) / 1e6));
+  latency.samples.push_back("portcullis_http_request_duration_seconds_sum" + labels(pool, "") +
+                            " " + seconds(b.latency_sum_micros.load(std::memory_order_relaxed)));
   latency.samples.push_back("portcullis_http_request_duration_seconds_count" + labels(pool, "") +
                             " " + std::to_string(cumulative));
 
