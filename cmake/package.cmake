@@ -8,6 +8,8 @@
 # The maintainer scripts (packaging/debian) create the `portcullis` system user and
 # /etc/portcullis; nothing is enabled or started until the operator has configured it.
 include(GNUInstallDirs)
+# `cpack` installs what the install rules name, not every target (tests, benchmarks).
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 set(PORTCULLIS_POOLS wellknown oauth api scim demo-mcp)
 install(TARGETS portcullis RUNTIME DESTINATION bin COMPONENT portcullis)
