@@ -143,9 +143,8 @@ void add_block(const Block& b, std::map<std::string, Family>& out) {
   for (const CounterInfo& c : kCounters) {
     uint64_t v = b.counters[static_cast<size_t>(c.counter)].load(std::memory_order_relaxed);
     Family& f = family(c.name, "counter", c.help);
-    f.samples.push_back(
-        c.name + labels(pool, c.label) + " " +
-        (c.micros_to_seconds ? number(static_cast<double>(v) / 1e6) : std::to_string(v)));
+    f.samples.push_back(c.name + labels(pool, c.label) + " " +
+                        (c.micros_to_seconds ? seconds(v) : std::to_string(v)));
   }
   Family& depth = family("portcullis_webhook_queue_depth", "gauge",
                          "Events waiting for webhook delivery (set by the delivering pool).");
