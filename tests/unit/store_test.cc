@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(deadlocks_and_certification_failures_are_retried_with_backo
   BOOST_TEST(runs == 5);
   BOOST_TEST(count(db) == 2);
   // Backoff: at most 2+4+8+16 ms between the attempts of each call, never a long stall.
-  BOOST_TEST(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+  BOOST_TEST((std::chrono::steady_clock::now() - started < std::chrono::seconds(5)));
   BOOST_REQUIRE(db.execute_script("DROP TRIGGER store_test_deadlock;\n").is_ok());
 }
 
