@@ -108,7 +108,14 @@ void check_database(Report& r, const config::Config& config, const crypto::Maste
   }
   const keys::LiveKey* signer = ring.signer(now);
   if (!signer) {
-    r.line("FAIL", "keys", "no active signing key (run `portcullis bootstrap` once)");
+    // The ring skips a key it cannot unseal: tell a missing key from an unreadable one.
+    auto stored = db.query("SELECT COUNT(*) FROM signing_keys");
+    int64_t count = stored && !stored->empty() ? (*stored)[0].i64(0) : 0;
+    r.line("FAIL", "keys",
+           count > 0 ? std::to_string(count) +
+                           " signing key(s) stored, none active and readable with this master key "
+                           "(a different master key than the one that sealed them?)"
+                     : "no signing key (run `portcullis bootstrap` once)");
     return;
   }
   r.line("ok", "keys", "signing key " + signer->id + " active, readable with the master key");
