@@ -10,7 +10,7 @@
 REPO_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
 # The worker families; each is a binary portcullis-<family> behind its own unix socket.
-PORTCULLIS_FAMILIES=(wellknown oauth api scim)
+PORTCULLIS_FAMILIES=(wellknown oauth api scim sso)
 # Every pool the local stack runs: the families, and the demo MCP server (contract §12), which
 # starts last because it serves a resource registered through the running API.
 PORTCULLIS_POOLS=("${PORTCULLIS_FAMILIES[@]}" demo-mcp)

@@ -1,0 +1,56 @@
+// Redirects to an identity provider waiting for the answer (table sso_requests), each bound to
+// the browser that started it.
+//
+// The browser holds a random value in the SSO cookie; the IdP carries a random `state`. Only
+// their SHA-256 hashes are stored. The PKCE code verifier and the OIDC nonce are derived from
+// both with a key derived from the master key, so neither is stored and neither can be
+// recomputed without the browser's cookie: an answer replayed in another browser, or a state
+// used twice, matches nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+#include "crypto/aead.h"
+#include "store/db.h"
+
+namespace portcullis::sso {
+
+inline constexpr int64_t kSsoRequestLifetimeSeconds = 600;
+
+struct PendingSignIn {
+  std::string connection_id;
+  std::string login_request_id;
+  std::string state;
+  std::string code_verifier;
+  std::string nonce;
+  // False when the state is live but the browser is not the one that started it: then only
+  // the ids are filled (for the failure event) and the request stays usable by its browser.
+  bool browser_matches = true;
+};
+
+class SsoRequestStore {
+ public:
+  SsoRequestStore(store::Db& db, const crypto::MasterKey& master_key)
+      : db_(db), master_key_(master_key) {}
+
+  // A new pending sign-in for this browser (browser_secret: the SSO cookie's value).
+  Result<PendingSignIn> start(const std::string& connection_id,
+                              const std::string& login_request_id,
+                              const std::string& browser_secret, int64_t now);
+  // The pending sign-in `state` names, used up; nullopt when it is unknown, expired or already
+  // used. Another browser's gets browser_matches false and uses nothing up.
+  Result<std::optional<PendingSignIn>> take(const std::string& state,
+                                            const std::string& browser_secret, int64_t now);
+  static Status prune(store::Db& db, int64_t now);
+
+ private:
+  Result<PendingSignIn> derive(PendingSignIn p, const std::string& browser_secret);
+
+  store::Db& db_;
+  const crypto::MasterKey& master_key_;
+};
+
+}  // namespace portcullis::sso
