@@ -28,6 +28,17 @@ CREATE TABLE IF NOT EXISTS sso_requests (
   create_time      DATETIME(6)   NOT NULL,
   expires_at       BIGINT        NOT NULL,
   used_at          BIGINT        NULL,
+  saml_request_id  VARCHAR(128)  NULL COLLATE utf8mb4_bin,  -- SAML: the AuthnRequest's ID
+  saml_result      JSON          NULL,  -- SAML: the verified user, between the ACS and the finish
   PRIMARY KEY (state_hash),
   KEY sso_requests_expiry (expires_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- SAML assertion ids seen, kept until the assertion expires: a replayed assertion is refused.
+CREATE TABLE IF NOT EXISTS sso_assertion_ids (
+  connection_id  VARCHAR(40)   NOT NULL COLLATE utf8mb4_bin,
+  assertion_hash VARBINARY(32) NOT NULL,
+  expires_at     BIGINT        NOT NULL,
+  PRIMARY KEY (connection_id, assertion_hash),
+  KEY sso_assertion_ids_expiry (expires_at)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

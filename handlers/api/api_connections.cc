@@ -5,6 +5,7 @@
 #include "organizations/organization_store.h"
 #include "sso/connection_store.h"
 #include "sso/oidc_client.h"
+#include "sso/saml_sp.h"
 
 namespace portcullis::api_worker {
 namespace {
@@ -38,11 +39,26 @@ http::Response answer(Context& ctx, int status, const sso::Connection& c) {
 
 // "Active only when it tests valid": the configuration is complete and, for OIDC, the issuer's
 // discovery document is reachable through the SSRF guard and names this issuer.
-Status test_connection(Context& ctx, const sso::Connection& c) {
+// For SAML: the IdP metadata (fetched once from idp_metadata_url through the guard, then kept
+// as idp_metadata_xml) must give Lasso exactly one IdP with an HTTP-Redirect SSO service.
+Status test_connection(Context& ctx, sso::Connection& c) {
   PORTCULLIS_RETURN_IF_ERROR(sso::check_complete(c));
   outbound::Options options;
   options.allow_hosts = ctx.services.config.outbound_allow_hosts;
   options.ca_file = ctx.services.config.outbound_ca_file;
+  if (c.type == "saml") {
+    if (c.idp_metadata_xml.empty() && !c.idp_metadata_url.empty()) {
+      options.accept = "application/samlmetadata+xml, application/xml, text/xml";
+      options.max_body_bytes = 256 * 1024;
+      auto fetched = outbound::https_get(c.idp_metadata_url, options);
+      if (!fetched || fetched->status != 200) {
+        return Status::failed_precondition("the IdP metadata could not be fetched from "
+                                           "idp_metadata_url");
+      }
+      c.idp_metadata_xml = fetched->body;
+    }
+    return sso::check_idp_metadata(c, sso::sp_of(ctx.services.config.base_url, c.id));
+  }
   sso::OidcClient client(sso::OidcClientConfig{c.issuer, c.client_id, "", c.scopes}, options);
   if (auto meta = client.discover(unix_now()); !meta) {
     return Status::failed_precondition("the issuer's discovery document could not be used: " +

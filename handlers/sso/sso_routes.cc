@@ -4,70 +4,20 @@
 
 #include "core/time.h"
 #include "crypto/random.h"
-#include "log/log.h"
 #include "oauth/authorization.h"
 #include "pages/error_page.h"
 #include "signin_support.h"
 #include "sso/connection_store.h"
 #include "sso/oidc_client.h"
-#include "sso/provisioning.h"
 #include "sso/sso_requests.h"
+#include "saml_routes.h"
+#include "sso_support.h"
 
 namespace portcullis::sso_worker {
 namespace {
 
 using oauth_worker::SigninDeps;
 using server::Context;
-
-constexpr const char* kCookie = "portcullis_sso";
-constexpr size_t kMaxBrowserSecret = 64;
-
-std::string browser_secret(const http::Request& request) {
-  auto value = request.cookie(kCookie);
-  if (!value || value->empty() || value->size() > kMaxBrowserSecret) return "";
-  return *value;
-}
-
-// Path=/sso/ (only these endpoints read it), Lax: the IdP's redirect back is a top-level GET.
-std::string browser_cookie(const Context& ctx, const std::string& value) {
-  std::string c = std::string(kCookie) + "=" + value + "; Path=/sso/; Max-Age=" +
-                  std::to_string(sso::kSsoRequestLifetimeSeconds) + "; HttpOnly; SameSite=Lax";
-  if (ctx.services.config.base_url.rfind("https://", 0) == 0) c += "; Secure";
-  return c;
-}
-
-outbound::Options outbound_options(const Context& ctx) {
-  outbound::Options o;
-  o.allow_hosts = ctx.services.config.outbound_allow_hosts;
-  o.ca_file = ctx.services.config.outbound_ca_file;
-  return o;
-}
-
-std::string redirect_uri(const Context& ctx) {
-  return ctx.services.config.base_url + "/sso/oidc/callback";
-}
-
-// The failure: an event naming the connection and the reason, and a page for the person.
-http::Response refuse(Context& ctx, const oauth::LoginRequest* login,
-                      const std::string& connection_id, const std::string& organization_id,
-                      const std::string& reason, const std::string& detail) {
-  events::Event e = login ? oauth_worker::login_event(ctx, *login, "user.login.failed", "")
-                          : ctx.event("user.login.failed");
-  e.organization_id = organization_id;
-  e.data["method"] = "sso";
-  e.data["reason"] = reason;
-  e.data["connection_id"] = connection_id;
-  ctx.events.add(std::move(e));
-  log::info("sso sign-in refused",
-            {{"connection", connection_id}, {"reason", reason}, {"detail", detail}});
-  const std::string message =
-      "Signing in through your organization's identity provider did not work (" + reason +
-      "). Try again, or ask your administrator.";
-  if (login) {
-    return pages::error_page(403, "Single sign-on failed", message, login->id, "Start again");
-  }
-  return pages::error_page(403, "Single sign-on failed", message);
-}
 
 sso::OidcClient oidc_client(const Context& ctx, const sso::Connection& c, std::string secret) {
   return sso::OidcClient(sso::OidcClientConfig{c.issuer, c.client_id, std::move(secret), c.scopes},
@@ -87,17 +37,14 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
     return refuse(ctx, &login, connection_id, connection ? connection->organization_id : "",
                   "connection_inactive", "no active connection");
   }
-  if (connection->type != "oidc") {
-    return refuse(ctx, &login, connection->id, connection->organization_id,
-                  "saml_not_supported", "SAML sign-in is not built");
-  }
   std::string browser = browser_secret(ctx.request);
   if (browser.empty()) browser = crypto::random_token(24);
+  if (connection->type == "saml") return start_saml(ctx, login, *connection, browser, now);
   PORTCULLIS_ASSIGN_OR_RETURN(
       sso::PendingSignIn pending,
       sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
           .start(connection->id, login.id, browser, now));
-  sso::AuthorizationParams params{redirect_uri(ctx), pending.state, pending.nonce,
+  sso::AuthorizationParams params{oidc_redirect_uri(ctx), pending.state, pending.nonce,
                                   sso::s256_challenge(pending.code_verifier),
                                   ctx.request.query.get_or("login_hint", login.login_hint)};
   auto url = oidc_client(ctx, *connection, "").authorization_url(params, now);
@@ -142,25 +89,15 @@ Result<http::Response> oidc_callback(Context& ctx, SigninDeps& deps) {
   PORTCULLIS_ASSIGN_OR_RETURN(std::string secret, connections.client_secret(*connection));
   sso::OidcFailure failure;
   auto signed_in = oidc_client(ctx, *connection, std::move(secret))
-                       .finish(code, pending->code_verifier, redirect_uri(ctx), pending->nonce,
+                       .finish(code, pending->code_verifier, oidc_redirect_uri(ctx), pending->nonce,
                                now, failure);
   if (!signed_in || !failure.reason.empty()) {
     return refuse(ctx, &*login, connection->id, org,
                   failure.reason.empty() ? "idp_error" : failure.reason,
                   failure.detail.empty() ? signed_in.status().message() : failure.detail);
   }
-  std::string reason;
-  auto user = sso::provision(ctx.services.db, *connection,
-                             sso::user_from_claims(signed_in->claims, connection->mapping), reason);
-  if (!user) {
-    if (reason.empty()) return user.status();
-    return refuse(ctx, &*login, connection->id, org, reason, user.status().message());
-  }
-  Json::Value data(Json::objectValue);
-  data["organization_id"] = org;
-  data["connection_id"] = connection->id;
-  data["connection_type"] = "oidc";
-  return oauth_worker::complete_sign_in(ctx, deps, *login, user->email, "sso", now, data);
+  return finish_sign_in(ctx, deps, *login, *connection,
+                        sso::user_from_claims(signed_in->claims, connection->mapping), now);
 }
 
 }  // namespace
@@ -175,6 +112,7 @@ void install_sso_routes(server::App& app) {
   deps->clock = unix_now;
   app.add("GET", "/sso/start", oauth_worker::page_route(deps, start));
   app.add("GET", "/sso/oidc/callback", oauth_worker::page_route(deps, oidc_callback));
+  install_saml_routes(app, deps);
   app.add_periodic("sso.prune", 600, [](server::Services& services) -> Status {
     return sso::SsoRequestStore::prune(services.db, unix_now());
   });

@@ -268,10 +268,13 @@ Status check_complete(const Connection& c) {
     }
     return Status::ok();
   }
-  // TODO(sso): the SAML service provider (issue 13 item 2) is not built yet; until it is, a
-  // SAML connection can be configured but not activated, so no login can reach it.
-  return Status::failed_precondition(
-      "SAML sign-in is not available in this version: the connection stays a draft");
+  if (c.idp_metadata_xml.empty() && c.idp_metadata_url.empty() &&
+      (c.idp_entity_id.empty() || c.idp_sso_url.empty() || c.idp_certificates.empty())) {
+    return Status::failed_precondition(
+        "the connection needs the IdP's metadata (idp_metadata_xml or idp_metadata_url), or "
+        "idp_entity_id, idp_sso_url and idp_certificates, before it can be activated");
+  }
+  return Status::ok();
 }
 
 }  // namespace portcullis::sso

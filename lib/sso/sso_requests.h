@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include <json/value.h>
+
 #include "core/status.h"
 #include "crypto/aead.h"
 #include "store/db.h"
@@ -29,6 +31,16 @@ struct PendingSignIn {
   // False when the state is live but the browser is not the one that started it: then only
   // the ids are filled (for the failure event) and the request stays usable by its browser.
   bool browser_matches = true;
+  // SAML: the user the ACS verified (null for OIDC, or when the ACS has not run).
+  Json::Value saml_result;
+};
+
+// A SAML sign-in waiting at the ACS (which the IdP's cross-site POST reaches without the
+// browser's Lax cookie: the browser is checked at the finish that follows).
+struct SamlPending {
+  std::string connection_id;
+  std::string login_request_id;
+  std::string request_id;  // the AuthnRequest's ID
 };
 
 class SsoRequestStore {
@@ -40,6 +52,15 @@ class SsoRequestStore {
   Result<PendingSignIn> start(const std::string& connection_id,
                               const std::string& login_request_id,
                               const std::string& browser_secret, int64_t now);
+  // Binds a SAML request's ID to a started sign-in (Lasso makes the ID after start()).
+  Status set_saml_request_id(const std::string& state, const std::string& request_id);
+  // The live, unused SAML sign-in `state` (the RelayState) names, whose ACS has not run yet.
+  Result<std::optional<SamlPending>> find_saml(const std::string& state, int64_t now);
+  // Stores the ACS's verified user; false when the ACS already ran for this state.
+  Result<bool> record_saml_result(const std::string& state, const Json::Value& result);
+  // Remembers an assertion id until `expires_at`; false when it was seen before (a replay).
+  Result<bool> remember_assertion(const std::string& connection_id,
+                                  const std::string& assertion_id, int64_t expires_at);
   // The pending sign-in `state` names, used up; nullopt when it is unknown, expired or already
   // used. Another browser's gets browser_matches false and uses nothing up.
   Result<std::optional<PendingSignIn>> take(const std::string& state,
