@@ -52,8 +52,9 @@ Status test_connection(Context& ctx, sso::Connection& c) {
       options.max_body_bytes = 256 * 1024;
       auto fetched = outbound::https_get(c.idp_metadata_url, options);
       if (!fetched || fetched->status != 200) {
-        return Status::failed_precondition("the IdP metadata could not be fetched from "
-                                           "idp_metadata_url");
+        return Status::failed_precondition(
+            "the IdP metadata could not be fetched from "
+            "idp_metadata_url");
       }
       c.idp_metadata_xml = fetched->body;
     }
@@ -97,8 +98,8 @@ Result<http::Response> list_connections(Context& ctx) {
 
 Result<http::Response> get_connection(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(std::string org, existing_organization(ctx));
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      sso::Connection c, store_of(ctx).get(org, ctx.request.path_param("connection_id")));
+  PORTCULLIS_ASSIGN_OR_RETURN(sso::Connection c,
+                              store_of(ctx).get(org, ctx.request.path_param("connection_id")));
   return answer(ctx, 200, c);
 }
 

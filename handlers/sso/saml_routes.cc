@@ -47,8 +47,8 @@ Result<http::Response> acs(Context& ctx, SigninDeps& deps) {
                   relay_state.empty() ? "unsolicited_response" : "unknown_state",
                   "no pending SAML sign-in has this RelayState");
   }
-  auto login = oauth_worker::load_login_request(deps.flow(ctx.services),
-                                                pending->login_request_id, now);
+  auto login =
+      oauth_worker::load_login_request(deps.flow(ctx.services), pending->login_request_id, now);
   if (!login) return pages::expired_login_page();
   if (!connection || connection->state != "active" || connection->type != "saml") {
     return refuse(ctx, &*login, connection_id, org, "connection_inactive", "");
@@ -65,9 +65,8 @@ Result<http::Response> acs(Context& ctx, SigninDeps& deps) {
                   "InResponseTo is not this sign-in's request");
   }
   PORTCULLIS_ASSIGN_OR_RETURN(
-      bool fresh,
-      requests.remember_assertion(connection->id, verified->assertion_id,
-                                  verified->not_on_or_after + sso::kSamlSkewSeconds));
+      bool fresh, requests.remember_assertion(connection->id, verified->assertion_id,
+                                              verified->not_on_or_after + sso::kSamlSkewSeconds));
   if (!fresh) {
     return refuse(ctx, &*login, connection->id, org, "replayed_assertion",
                   "the assertion id was seen before");
@@ -90,8 +89,8 @@ Result<http::Response> finish(Context& ctx, SigninDeps& deps) {
       sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
           .take(ctx.request.query.get_or("state", ""), browser_secret(ctx.request), now));
   if (!pending) return refuse(ctx, nullptr, "", "", "unknown_state", "no live SAML sign-in");
-  auto login = oauth_worker::load_login_request(deps.flow(ctx.services),
-                                                pending->login_request_id, now);
+  auto login =
+      oauth_worker::load_login_request(deps.flow(ctx.services), pending->login_request_id, now);
   if (!login) return pages::expired_login_page();
   sso::ConnectionStore connections(ctx.services.db, ctx.services.master_key);
   auto connection = connections.find(pending->connection_id);

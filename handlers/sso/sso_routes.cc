@@ -6,11 +6,11 @@
 #include "crypto/random.h"
 #include "oauth/authorization.h"
 #include "pages/error_page.h"
+#include "saml_routes.h"
 #include "signin_support.h"
 #include "sso/connection_store.h"
 #include "sso/oidc_client.h"
 #include "sso/sso_requests.h"
-#include "saml_routes.h"
 #include "sso_support.h"
 
 namespace portcullis::sso_worker {
@@ -40,10 +40,9 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
   std::string browser = browser_secret(ctx.request);
   if (browser.empty()) browser = crypto::random_token(24);
   if (connection->type == "saml") return start_saml(ctx, login, *connection, browser, now);
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      sso::PendingSignIn pending,
-      sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
-          .start(connection->id, login.id, browser, now));
+  PORTCULLIS_ASSIGN_OR_RETURN(sso::PendingSignIn pending,
+                              sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
+                                  .start(connection->id, login.id, browser, now));
   sso::AuthorizationParams params{oidc_redirect_uri(ctx), pending.state, pending.nonce,
                                   sso::s256_challenge(pending.code_verifier),
                                   ctx.request.query.get_or("login_hint", login.login_hint)};
@@ -60,10 +59,9 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
 Result<http::Response> oidc_callback(Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
   const http::Form& q = ctx.request.query;
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      std::optional<sso::PendingSignIn> pending,
-      sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
-          .take(q.get_or("state", ""), browser_secret(ctx.request), now));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<sso::PendingSignIn> pending,
+                              sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
+                                  .take(q.get_or("state", ""), browser_secret(ctx.request), now));
   if (!pending) {
     return refuse(ctx, nullptr, "", "", "unknown_state", "no live sign-in has this state");
   }

@@ -19,8 +19,9 @@ std::string browser_secret(const http::Request& request) {
 }
 
 std::string browser_cookie(const server::Context& ctx, const std::string& value) {
-  std::string c = std::string(kCookie) + "=" + value + "; Path=/sso/; Max-Age=" +
-                  std::to_string(sso::kSsoRequestLifetimeSeconds) + "; HttpOnly; SameSite=Lax";
+  std::string c = std::string(kCookie) + "=" + value +
+                  "; Path=/sso/; Max-Age=" + std::to_string(sso::kSsoRequestLifetimeSeconds) +
+                  "; HttpOnly; SameSite=Lax";
   if (ctx.services.config.base_url.rfind("https://", 0) == 0) c += "; Secure";
   return c;
 }

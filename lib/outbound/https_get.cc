@@ -240,8 +240,7 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
     }
     if (!append(headers, line)) return Status::internal("out of memory");
   }
-  if (options.form_body &&
-      !append(headers, "Content-Type: application/x-www-form-urlencoded")) {
+  if (options.form_body && !append(headers, "Content-Type: application/x-www-form-urlencoded")) {
     return Status::internal("out of memory");
   }
 

@@ -1,5 +1,5 @@
-// An SSRF-guarded HTTPS GET (or form POST) on libcurl, for everything Portcullis fetches from addresses a
-// client or tenant chooses: CIMD documents now, IdP metadata and webhooks later.
+// An SSRF-guarded HTTPS GET (or form POST) on libcurl, for everything Portcullis fetches from
+// addresses a client or tenant chooses: CIMD documents now, IdP metadata and webhooks later.
 //
 // The guard, in order (docs/cimd.md):
 //  1. The URL passes parse_https_url (https only, no userinfo or fragment, one reading of the
@@ -18,8 +18,8 @@
 #pragma once
 
 #include <chrono>
-#include <optional>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>

@@ -15,11 +15,19 @@ constexpr size_t kMaxCertificates = 4;
 constexpr size_t kMaxScopes = 20;
 
 const std::set<std::string, std::less<>> kOidcFields = {
-    "type", "name", "state", "issuer", "client_id", "client_secret", "scopes",
-    "attribute_mapping", "claim_mapping"};
-const std::set<std::string, std::less<>> kSamlFields = {
-    "type",          "name",          "state",           "idp_metadata_xml",  "idp_metadata_url",
-    "idp_entity_id", "idp_sso_url",   "idp_certificates", "attribute_mapping", "idp_initiated"};
+    "type",         "name",          "state",  "issuer",
+    "client_id",    "client_secret", "scopes", "attribute_mapping",
+    "claim_mapping"};
+const std::set<std::string, std::less<>> kSamlFields = {"type",
+                                                        "name",
+                                                        "state",
+                                                        "idp_metadata_xml",
+                                                        "idp_metadata_url",
+                                                        "idp_entity_id",
+                                                        "idp_sso_url",
+                                                        "idp_certificates",
+                                                        "attribute_mapping",
+                                                        "idp_initiated"};
 
 Result<std::string> text(const Json::Value& v, const std::string& key, size_t max) {
   if (!v.isString()) return Status::invalid_argument(key + " must be a string");
@@ -164,8 +172,7 @@ Status apply_body(const Json::Value& body, bool patch, Connection& c,
   const auto& allowed = c.type == "oidc" ? kOidcFields : kSamlFields;
   for (const auto& key : body.getMemberNames()) {
     if (!allowed.contains(key)) {
-      return Status::invalid_argument("unknown field " + key + " for a " + c.type +
-                                      " connection");
+      return Status::invalid_argument("unknown field " + key + " for a " + c.type + " connection");
     }
   }
   if (body.isMember("name")) {
@@ -185,8 +192,9 @@ Status apply_body(const Json::Value& body, bool patch, Connection& c,
   if (c.type == "oidc") {
     PORTCULLIS_RETURN_IF_ERROR(apply_oidc(body, c, client_secret));
     if (!patch && (c.issuer.empty() || c.client_id.empty() || !client_secret)) {
-      return Status::invalid_argument("an oidc connection needs issuer, client_id and "
-                                      "client_secret");
+      return Status::invalid_argument(
+          "an oidc connection needs issuer, client_id and "
+          "client_secret");
     }
     return Status::ok();
   }
@@ -263,8 +271,9 @@ Json::Value to_json(const Connection& c, const std::string& base_url) {
 Status check_complete(const Connection& c) {
   if (c.type == "oidc") {
     if (c.issuer.empty() || c.client_id.empty() || !c.has_client_secret) {
-      return Status::failed_precondition("the connection needs issuer, client_id and "
-                                         "client_secret before it can be activated");
+      return Status::failed_precondition(
+          "the connection needs issuer, client_id and "
+          "client_secret before it can be activated");
     }
     return Status::ok();
   }

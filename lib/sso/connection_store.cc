@@ -61,8 +61,7 @@ Status ConnectionStore::create(Connection& c, const std::optional<std::string>& 
   return Status::ok();
 }
 
-Result<Connection> ConnectionStore::get(const std::string& organization_id,
-                                        const std::string& id) {
+Result<Connection> ConnectionStore::get(const std::string& organization_id, const std::string& id) {
   PORTCULLIS_ASSIGN_OR_RETURN(Connection c, find(id));
   if (c.organization_id != organization_id) return not_found();
   return c;

@@ -50,8 +50,7 @@ Status https_member(const Json::Value& doc, const char* key, bool required, std:
                     : Status::ok();
   }
   if (auto url = outbound::parse_https_url(out); !url) {
-    return Status::failed_precondition(std::string("discovery's ") + key +
-                                       " is not an https URL");
+    return Status::failed_precondition(std::string("discovery's ") + key + " is not an https URL");
   }
   return Status::ok();
 }
@@ -220,10 +219,9 @@ Result<OidcClient::SignIn> OidcClient::finish(const std::string& code,
                       "&redirect_uri=" + http::url_encode(redirect_uri) +
                       "&code_verifier=" + http::url_encode(code_verifier);
   // RFC 6749 §2.3.1: client_secret_basic, form-encoding both parts first.
-  options.headers.push_back(
-      "Authorization: Basic " +
-      crypto::base64_encode(http::url_encode(config_.client_id) + ":" +
-                            http::url_encode(config_.client_secret)));
+  options.headers.push_back("Authorization: Basic " +
+                            crypto::base64_encode(http::url_encode(config_.client_id) + ":" +
+                                                  http::url_encode(config_.client_secret)));
   auto answer = outbound::https_get(meta->token_endpoint, options);
   if (!answer) {
     fail(failure, "token_exchange_failed", answer.status().message());

@@ -79,8 +79,7 @@ class OidcClient {
 
   // The ID token checks alone (finish uses them; exposed for tests).
   Result<Json::Value> verify_id_token(const std::string& id_token, const ProviderMetadata& meta,
-                                      const std::string& nonce, int64_t now,
-                                      OidcFailure& failure);
+                                      const std::string& nonce, int64_t now, OidcFailure& failure);
 
  private:
   Result<Json::Value> fetch_json(const std::string& url, const outbound::Options& options);

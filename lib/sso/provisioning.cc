@@ -66,14 +66,15 @@ Result<identity::User> provision(store::Db& db, const Connection& connection,
     member = true;
   }
   if (!member) {
-    PORTCULLIS_RETURN_IF_ERROR(memberships
-                                   .put(connection.organization_id, user->id,
-                                        organizations::MembershipFields{}, "sso")
-                                   .status());
+    PORTCULLIS_RETURN_IF_ERROR(
+        memberships
+            .put(connection.organization_id, user->id, organizations::MembershipFields{}, "sso")
+            .status());
   }
   // Names the IdP knows fill what the user record lacks (never overwrite SCIM's or the API's).
   identity::UserFields names;
-  if (!user->given_name && !asserted.given_name.empty()) names.given_name = std::optional<std::string>(asserted.given_name);
+  if (!user->given_name && !asserted.given_name.empty())
+    names.given_name = std::optional<std::string>(asserted.given_name);
   if (!user->family_name && !asserted.family_name.empty()) {
     names.family_name = std::optional<std::string>(asserted.family_name);
   }

@@ -105,9 +105,9 @@ Status check_response_shape(std::string_view xml, std::string& reason) {
   if (xml.size() > kMaxSamlResponseBytes) return refuse(reason, "too_large");
   // No network, no entity substitution, no DTD loading: whatever a document declares stays
   // unexpanded, and a document that declares anything is refused below.
-  std::unique_ptr<xmlDoc, DocFree> doc(xmlReadMemory(
-      xml.data(), static_cast<int>(xml.size()), "saml-response.xml", nullptr,
-      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
+  std::unique_ptr<xmlDoc, DocFree> doc(
+      xmlReadMemory(xml.data(), static_cast<int>(xml.size()), "saml-response.xml", nullptr,
+                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
   if (!doc) return refuse(reason, "malformed_xml");
   if (doc->intSubset || doc->extSubset) return refuse(reason, "dtd_forbidden");
   for (const xmlNode* n = doc->children; n; n = n->next) {

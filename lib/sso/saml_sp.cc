@@ -54,12 +54,23 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -83,9 +94,8 @@ std::string idp_metadata(const Connection& c) {
   if (!c.idp_metadata_xml.empty()) return c.idp_metadata_xml;
   std::string keys;
   for (const auto& pem : c.idp_certificates) {
-    keys +=
-        "<md:KeyDescriptor use=\"signing\"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>" +
-        pem_body(pem) + "</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>";
+    keys += "<md:KeyDescriptor use=\"signing\"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>" +
+            pem_body(pem) + "</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>";
   }
   return "<md:EntityDescriptor xmlns:md=\"urn:oasis:names:tc:SAML:2.0:metadata\" "
          "xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" entityID=\"" +
@@ -120,8 +130,7 @@ Result<CachedServer> server_for(const Connection& c, const SamlSp& sp) {
   }
   const std::string sp_xml = sp_metadata(sp);
   std::shared_ptr<LassoServer> server(
-      lasso_server_new_from_buffers(sp_xml.c_str(), nullptr, nullptr, nullptr),
-      [](LassoServer* s) {
+      lasso_server_new_from_buffers(sp_xml.c_str(), nullptr, nullptr, nullptr), [](LassoServer* s) {
         if (s) g_object_unref(s);
       });
   if (!server) return Status::internal("Lasso refused the SP metadata");
@@ -252,7 +261,7 @@ const char* lasso_reason(int rc) {
       // Every other xmldsig failure (LASSO_DS_ERROR_*: 101..199) is a signature that does not
       // verify with the IdP's key.
       return (rc > 101 && rc < 200) || (rc < -101 && rc > -200) ? "invalid_signature"
-                                                               : "invalid_response";
+                                                                : "invalid_response";
   }
 }
 

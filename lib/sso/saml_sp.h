@@ -59,8 +59,7 @@ struct SamlLogin {
 
 // The verified login of a base64 SAMLResponse, or a Status with `reason` set (docs/sso.md).
 Result<SamlLogin> read_response(const Connection& c, const SamlSp& sp,
-                                const std::string& saml_response, int64_t now,
-                                std::string& reason);
+                                const std::string& saml_response, int64_t now, std::string& reason);
 
 // The user the assertion describes, through the connection's mapping: an attribute named by
 // the mapping (or by the well-known Entra ID claim URIs), else the NameID for the e-mail.

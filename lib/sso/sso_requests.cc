@@ -13,7 +13,8 @@ Result<PendingSignIn> SsoRequestStore::derive(PendingSignIn p, const std::string
   PORTCULLIS_ASSIGN_OR_RETURN(std::string key, master_key_.derive_subkey("sso-request.v1"));
   p.code_verifier = crypto::base64url_encode(
       crypto::hmac_sha256(key, "code_verifier\n" + p.state + "\n" + browser));
-  p.nonce = crypto::base64url_encode(crypto::hmac_sha256(key, "nonce\n" + p.state + "\n" + browser));
+  p.nonce =
+      crypto::base64url_encode(crypto::hmac_sha256(key, "nonce\n" + p.state + "\n" + browser));
   return p;
 }
 

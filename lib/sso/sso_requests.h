@@ -8,11 +8,11 @@
 // used twice, matches nothing.
 #pragma once
 
+#include <json/value.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include <json/value.h>
 
 #include "core/status.h"
 #include "crypto/aead.h"
@@ -49,8 +49,7 @@ class SsoRequestStore {
       : db_(db), master_key_(master_key) {}
 
   // A new pending sign-in for this browser (browser_secret: the SSO cookie's value).
-  Result<PendingSignIn> start(const std::string& connection_id,
-                              const std::string& login_request_id,
+  Result<PendingSignIn> start(const std::string& connection_id, const std::string& login_request_id,
                               const std::string& browser_secret, int64_t now);
   // Binds a SAML request's ID to a started sign-in (Lasso makes the ID after start()).
   Status set_saml_request_id(const std::string& state, const std::string& request_id);
@@ -59,8 +58,8 @@ class SsoRequestStore {
   // Stores the ACS's verified user; false when the ACS already ran for this state.
   Result<bool> record_saml_result(const std::string& state, const Json::Value& result);
   // Remembers an assertion id until `expires_at`; false when it was seen before (a replay).
-  Result<bool> remember_assertion(const std::string& connection_id,
-                                  const std::string& assertion_id, int64_t expires_at);
+  Result<bool> remember_assertion(const std::string& connection_id, const std::string& assertion_id,
+                                  int64_t expires_at);
   // The pending sign-in `state` names, used up; nullopt when it is unknown, expired or already
   // used. Another browser's gets browser_matches false and uses nothing up.
   Result<std::optional<PendingSignIn>> take(const std::string& state,

@@ -271,14 +271,19 @@ test('connections API: create, read, list, secret sealed and never returned, act
   assert.equal(rotated.status, 200);
   assert.equal(rotated.json.client_secret_set, true);
 
-  // SAML: configured with the SP's URLs, but not activatable in this version.
+  // SAML: the answer carries the SP's URLs for the IdP administrator; metadata Lasso cannot
+  // use keeps the connection a draft (sso-saml.test.mjs activates a good one).
   const saml = await api('POST', base, { json: { type: 'saml', name: 'Entra', idp_entity_id: 'https://sts.windows.net/t/',
     idp_sso_url: 'https://login.microsoftonline.com/t/saml2', idp_certificates: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'] } });
   assert.equal(saml.status, 201, saml.text);
   assert.equal(saml.json.sp_acs_url, `${baseUrl}/sso/saml/${saml.json.id}/acs`);
   assert.equal(saml.json.sp_metadata_url, `${baseUrl}/sso/saml/${saml.json.id}/metadata`);
   assert.equal(saml.json.idp_initiated, false, 'IdP-initiated login is off by default');
-  assert.equal((await api('PATCH', `${base}/${saml.json.id}`, { json: { state: 'active' } })).status, 400);
+  const junk = await api('POST', base, { json: { type: 'saml', name: 'Broken', idp_metadata_xml: '<nothing/>' } });
+  assert.equal(junk.status, 201, junk.text);
+  const junkActive = await api('PATCH', `${base}/${junk.json.id}`, { json: { state: 'active' } });
+  assert.equal(junkActive.status, 400, junkActive.text);
+  assert.equal(junkActive.json.code, 'failed_precondition');
 
   // organizations:write is needed, even to read (a connection decides who signs in).
   const reader = await tokenWithScopes(['organizations:read']);
