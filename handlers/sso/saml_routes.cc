@@ -84,29 +84,17 @@ Result<http::Response> acs(Context& ctx, SigninDeps& deps) {
 
 Result<http::Response> finish(Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      std::optional<sso::PendingSignIn> pending,
-      sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
-          .take(ctx.request.query.get_or("state", ""), browser_secret(ctx.request), now));
-  if (!pending) return refuse(ctx, nullptr, "", "", "unknown_state", "no live SAML sign-in");
-  auto login =
-      oauth_worker::load_login_request(deps.flow(ctx.services), pending->login_request_id, now);
-  if (!login) return pages::expired_login_page();
-  sso::ConnectionStore connections(ctx.services.db, ctx.services.master_key);
-  auto connection = connections.find(pending->connection_id);
-  const std::string org = connection ? connection->organization_id : "";
-  if (!pending->browser_matches) {
-    return refuse(ctx, &*login, pending->connection_id, org, "state_other_browser",
-                  "the SAML sign-in belongs to another browser");
+  PORTCULLIS_ASSIGN_OR_RETURN(ReturnedOrPage back, take_returned(ctx, deps, now));
+  if (!back.returned) return std::move(back.page);
+  const auto& [pending, login, connection] = *back.returned;
+  const Json::Value& r = pending.saml_result;
+  if (!r.isObject()) {
+    return refuse(ctx, &login, connection.id, connection.organization_id, "unknown_state",
+                  "no ACS");
   }
-  if (!connection || connection->state != "active") {
-    return refuse(ctx, &*login, pending->connection_id, org, "connection_inactive", "");
-  }
-  const Json::Value& r = pending->saml_result;
-  if (!r.isObject()) return refuse(ctx, &*login, connection->id, org, "unknown_state", "no ACS");
   sso::AssertedUser user{r["email"].asString(), r["given_name"].asString(),
                          r["family_name"].asString(), r["subject"].asString()};
-  return finish_sign_in(ctx, deps, *login, *connection, user, now);
+  return finish_sign_in(ctx, deps, login, connection, user, now);
 }
 
 }  // namespace

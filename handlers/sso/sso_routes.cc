@@ -59,38 +59,26 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
 Result<http::Response> oidc_callback(Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
   const http::Form& q = ctx.request.query;
-  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<sso::PendingSignIn> pending,
-                              sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
-                                  .take(q.get_or("state", ""), browser_secret(ctx.request), now));
-  if (!pending) {
-    return refuse(ctx, nullptr, "", "", "unknown_state", "no live sign-in has this state");
-  }
-  oauth::LoginFlow& flow = deps.flow(ctx.services);
-  auto login = oauth_worker::load_login_request(flow, pending->login_request_id, now);
-  if (!login) return pages::expired_login_page();
-  sso::ConnectionStore connections(ctx.services.db, ctx.services.master_key);
-  auto connection = connections.find(pending->connection_id);
-  const std::string org = connection ? connection->organization_id : "";
-  if (!pending->browser_matches) {
-    return refuse(ctx, &*login, pending->connection_id, org, "state_other_browser",
-                  "the state belongs to another browser");
-  }
-  if (!connection || connection->state != "active") {
-    return refuse(ctx, &*login, pending->connection_id, org, "connection_inactive",
-                  "the connection is gone or inactive");
-  }
+  PORTCULLIS_ASSIGN_OR_RETURN(ReturnedOrPage back, take_returned(ctx, deps, now));
+  if (!back.returned) return std::move(back.page);
+  const sso::PendingSignIn& pending = back.returned->pending;
+  const oauth::LoginRequest* login = &back.returned->login;
+  const sso::Connection* connection = &back.returned->connection;
+  const std::string& org = connection->organization_id;
   if (auto error = q.get("error")) {
-    return refuse(ctx, &*login, connection->id, org, "idp_error", error->substr(0, 64));
+    return refuse(ctx, login, connection->id, org, "idp_error", error->substr(0, 64));
   }
   const std::string code = q.get_or("code", "");
-  if (code.empty()) return refuse(ctx, &*login, connection->id, org, "idp_error", "no code");
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string secret, connections.client_secret(*connection));
+  if (code.empty()) return refuse(ctx, login, connection->id, org, "idp_error", "no code");
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      std::string secret,
+      sso::ConnectionStore(ctx.services.db, ctx.services.master_key).client_secret(*connection));
   sso::OidcFailure failure;
-  auto signed_in = oidc_client(ctx, *connection, std::move(secret))
-                       .finish(code, pending->code_verifier, oidc_redirect_uri(ctx), pending->nonce,
-                               now, failure);
+  auto signed_in =
+      oidc_client(ctx, *connection, std::move(secret))
+          .finish(code, pending.code_verifier, oidc_redirect_uri(ctx), pending.nonce, now, failure);
   if (!signed_in || !failure.reason.empty()) {
-    return refuse(ctx, &*login, connection->id, org,
+    return refuse(ctx, login, connection->id, org,
                   failure.reason.empty() ? "idp_error" : failure.reason,
                   failure.detail.empty() ? signed_in.status().message() : failure.detail);
   }

@@ -2,7 +2,7 @@
 
 #include "log/log.h"
 #include "pages/error_page.h"
-#include "sso/sso_requests.h"
+#include "sso/connection_store.h"
 
 namespace portcullis::sso_worker {
 namespace {
@@ -56,6 +56,38 @@ http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
     return pages::error_page(403, "Single sign-on failed", message, login->id, "Start again");
   }
   return pages::error_page(403, "Single sign-on failed", message);
+}
+
+Result<ReturnedOrPage> take_returned(server::Context& ctx, oauth_worker::SigninDeps& deps,
+                                     int64_t now) {
+  ReturnedOrPage out;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      std::optional<sso::PendingSignIn> pending,
+      sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
+          .take(ctx.request.query.get_or("state", ""), browser_secret(ctx.request), now));
+  if (!pending) {
+    out.page = refuse(ctx, nullptr, "", "", "unknown_state", "no live sign-in has this state");
+    return out;
+  }
+  auto login =
+      oauth_worker::load_login_request(deps.flow(ctx.services), pending->login_request_id, now);
+  if (!login) {
+    out.page = pages::expired_login_page();
+    return out;
+  }
+  auto connection =
+      sso::ConnectionStore(ctx.services.db, ctx.services.master_key).find(pending->connection_id);
+  const std::string org = connection ? connection->organization_id : "";
+  if (!pending->browser_matches) {
+    out.page = refuse(ctx, &*login, pending->connection_id, org, "state_other_browser",
+                      "the state belongs to another browser");
+  } else if (!connection || connection->state != "active") {
+    out.page = refuse(ctx, &*login, pending->connection_id, org, "connection_inactive",
+                      "the connection is gone or inactive");
+  } else {
+    out.returned = Returned{std::move(*pending), std::move(*login), std::move(*connection)};
+  }
+  return out;
 }
 
 Result<http::Response> finish_sign_in(server::Context& ctx, oauth_worker::SigninDeps& deps,

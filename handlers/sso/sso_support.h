@@ -2,6 +2,7 @@
 // failure page + event, and the end of a sign-in once the IdP vouched for a user.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "http/request.h"
@@ -12,6 +13,7 @@
 #include "signin_support.h"
 #include "sso/connection.h"
 #include "sso/provisioning.h"
+#include "sso/sso_requests.h"
 
 namespace portcullis::sso_worker {
 
@@ -29,6 +31,21 @@ std::string oidc_redirect_uri(const server::Context& ctx);
 http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
                       const std::string& connection_id, const std::string& organization_id,
                       const std::string& reason, const std::string& detail);
+
+// The browser is back from the IdP with `state` (OIDC callback, SAML finish): its pending
+// sign-in, used up, with the live login request and the active connection — or the page that
+// refuses (unknown or used state, another browser, connection gone).
+struct Returned {
+  sso::PendingSignIn pending;
+  oauth::LoginRequest login;
+  sso::Connection connection;
+};
+struct ReturnedOrPage {
+  std::optional<Returned> returned;
+  http::Response page;
+};
+Result<ReturnedOrPage> take_returned(server::Context& ctx, oauth_worker::SigninDeps& deps,
+                                     int64_t now);
 
 // The IdP vouched for `asserted`: provision (lib/sso/provisioning.h), then finish as every
 // sign-in method does (session, login event with the connection, consent or the client).

@@ -22,6 +22,7 @@
 
 #include "crypto/base64.h"
 #include "log/log.h"
+#include "pages/html.h"
 #include "sso/saml_shape.h"
 
 namespace portcullis::sso {
@@ -50,32 +51,6 @@ bool lasso_ready() {
   return ready;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // The base64 body of a PEM certificate (what <ds:X509Certificate> holds).
 std::string pem_body(const std::string& pem) {
   const std::string begin = "-----BEGIN CERTIFICATE-----";
@@ -99,13 +74,13 @@ std::string idp_metadata(const Connection& c) {
   }
   return "<md:EntityDescriptor xmlns:md=\"urn:oasis:names:tc:SAML:2.0:metadata\" "
          "xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" entityID=\"" +
-         xml_escape(c.idp_entity_id) +
+         pages::escape(c.idp_entity_id) +
          "\"><md:IDPSSODescriptor "
          "protocolSupportEnumeration=\"urn:oasis:names:tc:SAML:2.0:protocol\">" +
          keys +
          "<md:SingleSignOnService "
          "Binding=\"urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect\" Location=\"" +
-         xml_escape(c.idp_sso_url) + "\"/></md:IDPSSODescriptor></md:EntityDescriptor>";
+         pages::escape(c.idp_sso_url) + "\"/></md:IDPSSODescriptor></md:EntityDescriptor>";
 }
 
 // One Lasso server (our SP plus the connection's IdP) per connection, per worker.
@@ -275,14 +250,14 @@ SamlSp sp_of(const std::string& base_url, const std::string& connection_id) {
 std::string sp_metadata(const SamlSp& sp) {
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<md:EntityDescriptor xmlns:md=\"urn:oasis:names:tc:SAML:2.0:metadata\" entityID=\"" +
-         xml_escape(sp.entity_id) +
+         pages::escape(sp.entity_id) +
          "\">\n  <md:SPSSODescriptor AuthnRequestsSigned=\"false\" WantAssertionsSigned=\"true\" "
          "protocolSupportEnumeration=\"urn:oasis:names:tc:SAML:2.0:protocol\">\n"
          "    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"
          "</md:NameIDFormat>\n"
          "    <md:AssertionConsumerService "
          "Binding=\"urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST\" Location=\"" +
-         xml_escape(sp.acs_url) +
+         pages::escape(sp.acs_url) +
          "\" index=\"0\" isDefault=\"true\"/>\n  </md:SPSSODescriptor>\n</md:EntityDescriptor>\n";
 }
 

@@ -19,16 +19,15 @@ import path from 'node:path';
 import Provider from 'oidc-provider';
 import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
 import { chromium } from 'playwright-core';
-import { env, baseUrl, http, varDir, sleep, dbQuery } from './harness.mjs';
+import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
 import { api, unique, createOrg, tokenWithScopes } from './management.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
 const stackPort = Number(new URL(baseUrl).port);
 const tlsDir = process.env.PORTCULLIS_TEST_TLS_DIR ?? path.join(varDir, 'test-tls');
-const mcpUrl = env.PORTCULLIS_DEMO_MCP_URL;
-const resourceId = env.PORTCULLIS_DEMO_RESOURCE_ID;
 const CALLBACK = `${baseUrl}/sso/oidc/callback`;
 
 const servers = [];
@@ -46,17 +45,6 @@ async function listen(port, handler) {
   return server;
 }
 
-// An organization holding a verified domain (verified on the administrator's word).
-async function orgWithDomain() {
-  const org = await createOrg();
-  const domain = `sso-${unique()}.com`;
-  const d = await api('POST', `/api/v1/organizations/${org.id}/domains`, { json: { domain } });
-  assert.equal(d.status, 201, d.text);
-  const v = await api('POST', `/api/v1/organizations/${org.id}/domains/${d.json.id}/verify`, { json: { method: 'admin' } });
-  assert.equal(v.status, 200, v.text);
-  return { org, domain };
-}
-
 async function activeOidcConnection(orgId, issuer, clientId, clientSecret) {
   const c = await api('POST', `/api/v1/organizations/${orgId}/connections`, {
     json: { type: 'oidc', name: 'Test IdP', issuer, client_id: clientId, client_secret: clientSecret },
@@ -66,18 +54,6 @@ async function activeOidcConnection(orgId, issuer, clientId, clientSecret) {
   assert.equal(a.status, 200, a.text);
   assert.equal(a.json.state, 'active');
   return a.json;
-}
-
-// The user.login.failed event of this organization whose reason is `reason` (events are
-// written after the response, so wait a little).
-async function failureEvent(orgId, reason) {
-  for (let i = 0; i < 40; i++) {
-    const rows = dbQuery(`SELECT data FROM events WHERE type = 'user.login.failed' AND organization_id = '${orgId}'`);
-    const hit = rows.map(([d]) => JSON.parse(d)).find((d) => d.reason === reason);
-    if (hit) return hit;
-    await sleep(100);
-  }
-  assert.fail(`no user.login.failed event with reason ${reason} for ${orgId}`);
 }
 
 // --- The upstream IdP: npm oidc-provider ------------------------------------------------------
@@ -184,18 +160,8 @@ async function craftIdToken(pending) {
 // with a login_hint of the SSO domain skips the e-mail page (home-realm discovery) and ends in
 // a redirect to the IdP. Returns what the IdP would send back to the browser.
 async function toCraftedIdp(browser, email) {
-  const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
-    json: { client_name: 'SSO test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
-  assert.equal(reg.status, 201, reg.text);
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(`${baseUrl}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
-    state: 'client-state', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    scope: 'demo:read', resource: mcpUrl, login_hint: email })) authorize.searchParams.set(k, v);
-  const r = await browser.follow(authorize.href);
-  assert.equal(r.status, 303, `${r.url}: ${r.html.slice(0, 500)}`);
-  const idp = new URL(r.location);
-  assert.equal(idp.origin + idp.pathname, `${fake.issuer}/authorize`, r.location);
+  const idp = await toIdentityProvider(browser, email);
+  assert.equal(idp.origin + idp.pathname, `${fake.issuer}/authorize`, idp.href);
   assert.equal(idp.searchParams.get('client_id'), fake.clientId);
   assert.equal(idp.searchParams.get('redirect_uri'), CALLBACK);
   assert.equal(idp.searchParams.get('code_challenge_method'), 'S256');
@@ -364,8 +330,7 @@ test('Chromium, whole MCP flow through oidc-provider: discovery, DCR, authorize,
   userDataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-chromium-sso-'));
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM, headless: true, ignoreHTTPSErrors: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+    args: CHROMIUM_ARGS,
   });
   const email = `ada.${unique()}@${domain}`;
   const issuer = `${baseUrl}/resources/${resourceId}`;
@@ -429,7 +394,7 @@ test('crafted ID tokens: the good one signs in; wrong nonce, aud, issuer, expire
   const ok = await good.request(await toCraftedIdp(good, email));
   assert.equal(ok.status, 303, ok.html.slice(0, 800));
   assert.match(ok.location, /\/oauth\/consent\?/);
-  assert.ok([...good.cookies.keys()].some((k) => k.endsWith('portcullis_session')), 'signed in');
+  assert.ok(hasSession(good), 'signed in');
 
   const cases = [
     ['wrong_nonce', 'wrong_nonce'], ['wrong_aud', 'wrong_audience'], ['two_aud_no_azp', 'wrong_audience'], ['expired', 'token_expired'],
@@ -441,7 +406,7 @@ test('crafted ID tokens: the good one signs in; wrong nonce, aud, issuer, expire
     const r = await browser.request(await toCraftedIdp(browser, `${mode}.${unique()}@${domain}`));
     assert.equal(r.status, 403, `${mode}: ${r.status} ${r.location ?? ''}`);
     assert.match(r.html, /Single sign-on failed/, mode);
-    assert.ok(![...browser.cookies.keys()].some((k) => k.endsWith('portcullis_session')), `${mode}: no session`);
+    assert.ok(!hasSession(browser), `${mode}: no session`);
     const e = await failureEvent(org.id, reason);
     assert.equal(e.connection_id, connection.id);
     assert.equal(e.method, 'sso');
@@ -468,7 +433,7 @@ test('state bound to the browser, single use; an address outside the verified do
   const mallory = new Browser();
   const stolen = await mallory.request(back);
   assert.equal(stolen.status, 403);
-  assert.ok(![...mallory.cookies.keys()].some((k) => k.endsWith('portcullis_session')));
+  assert.ok(!hasSession(mallory));
   await failureEvent(org.id, 'state_other_browser');
   const calls = fake.tokenCalls;
   const mine = await alice.request(back);
@@ -487,7 +452,7 @@ test('state bound to the browser, single use; an address outside the verified do
   const r = await outsider.request(url);
   assert.equal(r.status, 403);
   await failureEvent(org.id, 'email_domain_not_verified');
-  assert.ok(![...outsider.cookies.keys()].some((k) => k.endsWith('portcullis_session')));
+  assert.ok(!hasSession(outsider));
 
   // A user who already exists (provisioned by the API or SCIM) is matched, not duplicated; a
   // deactivated user, or a member deactivated in this organization, cannot sign in.

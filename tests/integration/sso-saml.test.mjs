@@ -9,22 +9,21 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import * as samlify from 'samlify';
 import { SignedXml } from 'xml-crypto';
 import { chromium } from 'playwright-core';
-import { env, baseUrl, http as call, varDir, sleep, dbQuery } from './harness.mjs';
-import { api, unique, createOrg } from './management.mjs';
+import { baseUrl, varDir, sleep } from './harness.mjs';
+import { api, unique } from './management.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
 const stackPort = Number(new URL(baseUrl).port);
-const mcpUrl = env.PORTCULLIS_DEMO_MCP_URL;
-const resourceId = env.PORTCULLIS_DEMO_RESOURCE_ID;
 const idpPort = stackPort + 6;
 const idpBase = `http://127.0.0.1:${idpPort}`;
 const NS = {
@@ -64,11 +63,7 @@ function idpMetadata(entityId, cert) {
 // The organization, its verified domain and an active SAML connection to an IdP whose
 // signing key is keys.idp.
 async function samlOrg() {
-  const org = await createOrg();
-  const domain = `saml-${unique()}.com`;
-  const d = await api('POST', `/api/v1/organizations/${org.id}/domains`, { json: { domain } });
-  assert.equal(d.status, 201, d.text);
-  assert.equal((await api('POST', `/api/v1/organizations/${org.id}/domains/${d.json.id}/verify`, { json: { method: 'admin' } })).status, 200);
+  const { org, domain } = await orgWithDomain('saml');
   const idpEntity = `https://idp-${unique()}.saml.test-idp.com/metadata`;
   const c = await api('POST', `/api/v1/organizations/${org.id}/connections`, {
     json: { type: 'saml', name: 'Test SAML IdP', idp_metadata_xml: idpMetadata(idpEntity, keys.idp.cert) } });
@@ -78,31 +73,11 @@ async function samlOrg() {
   return { org, domain, idpEntity, connection: a.json };
 }
 
-async function failureEvent(orgId, reason) {
-  for (let i = 0; i < 40; i++) {
-    const rows = dbQuery(`SELECT data FROM events WHERE type = 'user.login.failed' AND organization_id = '${orgId}'`);
-    const hit = rows.map(([d]) => JSON.parse(d)).find((d) => d.reason === reason);
-    if (hit) return hit;
-    await sleep(100);
-  }
-  assert.fail(`no user.login.failed event with reason ${reason} for ${orgId}`);
-}
-
 // /oauth/authorize with a login_hint of the SAML domain, followed to the redirect to the IdP:
 // returns the AuthnRequest (its ID and XML) and the RelayState.
 async function toIdp(browser, email) {
-  const reg = await call(`/resources/${resourceId}/client_register`, { method: 'POST',
-    json: { client_name: 'SAML test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
-  assert.equal(reg.status, 201, reg.text);
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(`${baseUrl}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
-    state: 's', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    scope: 'demo:read', resource: mcpUrl, login_hint: email })) authorize.searchParams.set(k, v);
-  const r = await browser.follow(authorize.href);
-  assert.equal(r.status, 303, `${r.url}: ${r.html.slice(0, 500)}`);
-  const to = new URL(r.location);
-  assert.equal(to.origin + to.pathname, `${idpBase}/sso`, r.location);
+  const to = await toIdentityProvider(browser, email);
+  assert.equal(to.origin + to.pathname, `${idpBase}/sso`, to.href);
   const xml = inflateRawSync(Buffer.from(to.searchParams.get('SAMLRequest'), 'base64')).toString('utf8');
   const id = xml.match(/\sID="([^"]+)"/)[1];
   return { id, xml, relayState: to.searchParams.get('RelayState') };
@@ -144,8 +119,6 @@ function defaults(ctx, pending, email) {
 
 const post = (browser, ctx, pending, xml, relayState = pending.relayState) =>
   browser.request(ctx.connection.sp_acs_url, { method: 'POST', form: { SAMLResponse: Buffer.from(xml).toString('base64'), ...(relayState === null ? {} : { RelayState: relayState }) } });
-
-const hasSession = (b) => [...b.cookies.keys()].some((k) => k.endsWith('portcullis_session'));
 
 before(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'portcullis-saml-'));
@@ -200,7 +173,7 @@ test('Chromium, whole MCP flow through a samlify IdP: discovery, DCR, authorize,
 
   userDataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-chromium-saml-'));
   context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    args: CHROMIUM_ARGS });
   const issuer = `${baseUrl}/resources/${resourceId}`;
   const ssoLog = path.join(varDir, 'log', 'sso.log');
   const before = readFileSync(ssoLog, 'utf8').split('\n').length;
