@@ -37,8 +37,8 @@ struct LoginRequest {
   std::string domain_hint;
   std::string organization_id;
   std::string connection_id;
-  std::string dpop_jkt;    // RFC 9449 §10: the code will be bound to this DPoP key thumbprint
-  std::string user_id;     // set once the user signed in
+  std::string dpop_jkt;  // RFC 9449 §10: the code will be bound to this DPoP key thumbprint
+  std::string user_id;   // set once the user signed in
   int64_t auth_time = 0;
   std::string csrf_token;  // every form of the flow carries it; compared in constant time
   int64_t expires_at = 0;
