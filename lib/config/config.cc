@@ -179,6 +179,8 @@ Result<Config> from_settings(const Settings& s) {
   c.workers = static_cast<int>(workers);
   c.log_level = get(s, "PORTCULLIS_LOG_LEVEL", "info");
   c.var_dir = get(s, "PORTCULLIS_VAR_DIR");
+  // The pools' shared metrics blocks (lib/core/telemetry.h); empty = no metrics.
+  c.metrics_dir = get(s, "PORTCULLIS_METRICS_DIR", c.var_dir.empty() ? "" : c.var_dir + "/metrics");
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.key_prepublish_seconds,
       parse_int(s, "PORTCULLIS_KEY_PREPUBLISH_SECONDS", 3600, 1, 30 * 86400));
