@@ -78,7 +78,8 @@ struct Config {
 
   // Outbound HTTPS (CIMD documents, IdP metadata, webhooks).
   std::vector<std::string> cimd_allow_hosts;  // "host" or "host:port": exempt from the SSRF guard
-  std::string outbound_ca_file;               // extra CA bundle, added to the system's
+  std::vector<std::string> outbound_allow_hosts;  // the same for every outbound fetch (IdPs, …)
+  std::string outbound_ca_file;                   // extra CA bundle, added to the system's
 
   // Where organization domain verification asks for TXT records (PORTCULLIS_DNS_NAMESERVER;
   // empty = the system's resolvers).

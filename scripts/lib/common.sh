@@ -10,7 +10,7 @@
 REPO_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
 # The worker families; each is a binary portcullis-<family> behind its own unix socket.
-PORTCULLIS_FAMILIES=(wellknown oauth api scim)
+PORTCULLIS_FAMILIES=(wellknown oauth api scim sso)
 # Every pool the local stack runs: the families, and the demo MCP server (contract §12), which
 # starts last because it serves a resource registered through the running API.
 PORTCULLIS_POOLS=("${PORTCULLIS_FAMILIES[@]}" demo-mcp)
@@ -74,9 +74,9 @@ ensure_packages() {
 }
 
 # What building and running the stack needs (Debian 12).
-BUILD_PACKAGES=(build-essential cmake pkg-config libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev
+BUILD_PACKAGES=(build-essential cmake pkg-config libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev liblasso3-dev
   libssl-dev libboost-test-dev libcurl4-openssl-dev)
-RUNTIME_PACKAGES=(nginx mariadb-server mariadb-client curl jq openssl util-linux procps)
+RUNTIME_PACKAGES=(nginx mariadb-server mariadb-client curl jq openssl util-linux procps liblasso3)
 
 # pid_alive PIDFILE NAME: true when the pid in PIDFILE is a live process whose command line
 # mentions NAME (so a recycled pid is never taken for ours). Prints the pid.
