@@ -1,6 +1,7 @@
 // `portcullis`: the operator's command. Every command reads the same config as the workers.
 //
 //   portcullis [--config FILE] migrate
+//   portcullis [--config FILE] doctor
 //   portcullis [--config FILE] bootstrap
 //   portcullis [--config FILE] keys rotate | keys list
 //   portcullis [--config FILE] clients create --name NAME --scopes a,b | clients list
@@ -14,6 +15,7 @@
 #include "config/config.h"
 #include "core/time.h"
 #include "crypto/aead.h"
+#include "doctor.h"
 #include "format/scope_list.h"
 #include "keys/key_store.h"
 #include "log/log.h"
@@ -31,6 +33,8 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  migrate                      apply pending schema migrations (idempotent)\n"
+    "  doctor                       check configuration, master key, database, schema and\n"
+    "                               signing keys; exit 0 only when all are healthy\n"
     "  bootstrap                    first run only: create the signing key and a management\n"
     "                               API client with every scope; prints its credentials once\n"
     "  keys rotate                  publish a new signing key; it signs after the\n"
@@ -214,6 +218,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
+  if (args[0] == "doctor" && args.size() == 1) return cli::doctor(config_path);
   auto config = config::load(config_path);
   if (!config) return fail(config.status());
   log::init("cli", log::parse_level(config->log_level, log::Level::kWarn));

@@ -328,6 +328,9 @@ Result<http::Response> authorize(server::Context& ctx) {
   login.nonce = params.get_or("nonce", "");
   login.prompt = prompt;
   login.login_hint = params.get_or("login_hint", "").substr(0, 320);
+  login.domain_hint = params.get_or("domain_hint", "").substr(0, 253);
+  login.organization_id = params.get_or("organization_id", "").substr(0, 64);
+  login.connection_id = params.get_or("connection_id", "").substr(0, 64);
   login.dpop_jkt = dpop_jkt;
 
   // A browser that is already signed in skips the sign-in pages unless prompt=login.

@@ -8,6 +8,7 @@
 #include "pages/signin_views.h"
 #include "ratelimit/limiter.h"
 #include "signin_handlers.h"
+#include "sso/realm.h"
 
 namespace portcullis::oauth_worker {
 namespace {
@@ -45,6 +46,25 @@ Result<ratelimit::Decision> code_allowance(server::Context& ctx, const std::stri
   return by_email;
 }
 
+// Home-realm discovery (contract §10): when the hints or the address lead to an organization
+// with an active SSO connection, the browser goes to its identity provider (handlers/sso)
+// instead of getting a code. nullopt: the e-mail code serves. A GET is answered with a 303; the
+// e-mail form's POST with a page that navigates on (pages::continue_to_idp_page says why).
+Result<std::optional<http::Response>> to_identity_provider(server::Context& ctx,
+                                                           const oauth::LoginRequest& login,
+                                                           const std::string& email,
+                                                           bool from_form) {
+  sso::RealmHints hints{login.connection_id, login.organization_id, login.domain_hint, email};
+  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<sso::Connection> connection,
+                              sso::find_realm(ctx.services.db, ctx.services.master_key, hints));
+  if (!connection) return std::optional<http::Response>();
+  std::string target = "/sso/start?login_request_id=" + http::url_encode(login.id) +
+                       "&connection_id=" + http::url_encode(connection->id);
+  if (!email.empty()) target += "&login_hint=" + http::url_encode(email);
+  return std::optional<http::Response>(from_form ? pages::continue_to_idp_page(target)
+                                                 : http::Response::see_other(target));
+}
+
 }  // namespace
 
 Result<http::Response> show_login(server::Context& ctx, SigninDeps& deps) {
@@ -52,6 +72,12 @@ Result<http::Response> show_login(server::Context& ctx, SigninDeps& deps) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       oauth::LoginRequest login,
       load_login_request(flow, ctx.request.query.get_or("login_request_id", ""), deps.clock()));
+  // After a failed SSO attempt the page links back here with sso=0: the e-mail form, no loop.
+  if (ctx.request.query.get_or("sso", "") != "0") {
+    PORTCULLIS_ASSIGN_OR_RETURN(auto idp,
+                                to_identity_provider(ctx, login, login.login_hint, false));
+    if (idp) return std::move(*idp);
+  }
   return pages::login_page(200, login_view(flow, login));
 }
 
@@ -70,6 +96,8 @@ Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
     v.error = email.status().message();
     return pages::login_page(400, v);
   }
+  PORTCULLIS_ASSIGN_OR_RETURN(auto idp, to_identity_provider(ctx, login, *email, true));
+  if (idp) return std::move(*idp);
   PORTCULLIS_ASSIGN_OR_RETURN(ratelimit::Decision allowance, code_allowance(ctx, *email, now));
   if (!allowance.allowed) {
     record_login_failure(ctx, login, "rate_limited", *email);

@@ -7,24 +7,6 @@
 #include "signin_handlers.h"
 
 namespace portcullis::oauth_worker {
-namespace {
-
-using PageHandler = Result<http::Response> (*)(server::Context&, SigninDeps&);
-
-// A page route: a Status that ends the handler becomes an HTML page for the person in front
-// of it, never the OAuth JSON error the rest of /oauth/* answers with.
-server::Route page_route(std::shared_ptr<SigninDeps> deps, PageHandler handler) {
-  server::Route route;
-  route.handler = [deps, handler](server::Context& ctx) -> Result<http::Response> {
-    auto result = handler(ctx, *deps);
-    if (result) return std::move(result).value();
-    return pages::status_page(result.status());
-  };
-  return route;
-}
-
-}  // namespace
-
 void install_signin_routes(server::App& app, LoginFlowProvider flow) {
   install_signin_routes(app, SigninOptions{std::move(flow)});
 }

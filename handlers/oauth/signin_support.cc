@@ -21,6 +21,16 @@ Result<http::Response> continue_flow(server::Context& ctx, oauth::LoginFlow& flo
 
 }  // namespace
 
+server::Route page_route(std::shared_ptr<SigninDeps> deps, PageHandler handler) {
+  server::Route route;
+  route.handler = [deps, handler](server::Context& ctx) -> Result<http::Response> {
+    auto result = handler(ctx, *deps);
+    if (result) return std::move(result).value();
+    return pages::status_page(result.status());
+  };
+  return route;
+}
+
 Result<oauth::LoginRequest> load_login_request(oauth::LoginFlow& flow, const std::string& id,
                                                int64_t now) {
   // login_requests.id is at most 64 characters; anything else cannot name one.
@@ -88,7 +98,18 @@ void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login
 
 Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
                                         const oauth::LoginRequest& login, const std::string& email,
-                                        const std::string& method, int64_t now) {
+                                        const std::string& method, int64_t now,
+                                        const Json::Value& event_data) {
+  auto with_data = [&event_data](events::Event& e) {
+    if (!event_data.isObject()) return;
+    for (const auto& key : event_data.getMemberNames()) {
+      if (key == "organization_id") {
+        e.organization_id = event_data[key].asString();
+      } else {
+        e.data[key] = event_data[key];
+      }
+    }
+  };
   identity::UserStore users(ctx.services.db);
   auto user = users.find_or_create_by_verified_email(email);
   if (!user) {
@@ -104,6 +125,7 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
     events::Event e = login_event(ctx, login, "user.login.failed", user->id);
     e.data["reason"] = "user_inactive";
     e.data["method"] = method;
+    with_data(e);
     ctx.events.add(std::move(e));
     return pages::error_page(403, "This account is deactivated",
                              "Your account is deactivated, so you cannot sign in. Contact your "
@@ -114,6 +136,7 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
   auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user->id, now);
   events::Event e = login_event(ctx, login, "user.login.succeeded", user->id);
   e.data["method"] = method;
+  with_data(e);
   ctx.events.add(std::move(e));
   // The user is signed in whatever the flow says next: the cookie goes out with any answer.
   http::Response response = next ? std::move(next).value() : pages::status_page(next.status());

@@ -19,6 +19,11 @@ struct SigninDeps {
   std::function<int64_t()> clock;
 };
 
+// A page route: a Status that ends the handler becomes an HTML page for the person in front
+// of it, never the OAuth JSON error the rest of /oauth/* answers with.
+using PageHandler = Result<http::Response> (*)(server::Context&, SigninDeps&);
+server::Route page_route(std::shared_ptr<SigninDeps> deps, PageHandler handler);
+
 // The live login request with this id; NotFound (→ the "expired" page) when it is unknown,
 // completed or expired, or when `id` is not even plausible.
 Result<oauth::LoginRequest> load_login_request(oauth::LoginFlow& flow, const std::string& id,
@@ -52,9 +57,11 @@ void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login
 
 // The address is proved: find or create the user, start the browser session, attach the user
 // to the login request and let the flow continue (consent page or straight to the client).
-// The Set-Cookie rides on whatever response results.
+// The Set-Cookie rides on whatever response results. `event_data` members (an SSO connection)
+// are added to the login events.
 Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
                                         const oauth::LoginRequest& login, const std::string& email,
-                                        const std::string& method, int64_t now);
+                                        const std::string& method, int64_t now,
+                                        const Json::Value& event_data = Json::Value());
 
 }  // namespace portcullis::oauth_worker

@@ -1,5 +1,6 @@
 #include "token_endpoint.h"
 
+#include "core/telemetry.h"
 #include "core/time.h"
 #include "crypto/base64.h"
 #include "crypto/hash.h"
@@ -82,7 +83,15 @@ Status within_rate_limit(server::Context& ctx, const std::string& client_id, int
 
 }  // namespace
 
+static Result<http::Response> answer_token_request(server::Context& ctx);
+
 Result<http::Response> token_endpoint(server::Context& ctx) {
+  auto response = answer_token_request(ctx);
+  if (!response || response->status >= 400) telemetry::count(telemetry::Counter::kTokensRefused);
+  return response;
+}
+
+static Result<http::Response> answer_token_request(server::Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(http::Form form, ctx.request.form());
   if (auto repeated = form.first_repeated()) {
     return invalid_request("parameter " + *repeated + " is repeated");
@@ -115,6 +124,7 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
         const oauth::IssuedToken issued,
         oauth::grant_client_credentials(ctx.services.keys, ctx.services.config, *caller,
                                         form.get("scope"), now, dpop_jkt));
+    telemetry::count(telemetry::Counter::kTokensIssuedClientCredentials);
     events::Event e = ctx.event("token.issued");
     e.client_id = issued.client_id;
     e.data["grant_type"] = "client_credentials";

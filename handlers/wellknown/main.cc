@@ -4,6 +4,7 @@
 #include "core/time.h"
 #include "discovery/metadata.h"
 #include "format/json.h"
+#include "metrics/route.h"
 #include "server/worker_main.h"
 #include "validator.h"
 
@@ -82,6 +83,7 @@ Result<http::Response> resource_openid(Context& ctx) {
 
 void install_routes(server::App& app) {
   wellknown::install_validator_routes(app);
+  metrics::install_route(app);
   app.add("GET", "/healthz", Route{healthz});
   app.add("GET", "/readyz", Route{readyz});
   app.add("GET", "/keys", Route{.handler = jwks, .cors = true});

@@ -179,6 +179,8 @@ Result<Config> from_settings(const Settings& s) {
   c.workers = static_cast<int>(workers);
   c.log_level = get(s, "PORTCULLIS_LOG_LEVEL", "info");
   c.var_dir = get(s, "PORTCULLIS_VAR_DIR");
+  // The pools' shared metrics blocks (lib/core/telemetry.h); empty = no metrics.
+  c.metrics_dir = get(s, "PORTCULLIS_METRICS_DIR", c.var_dir.empty() ? "" : c.var_dir + "/metrics");
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.key_prepublish_seconds,
       parse_int(s, "PORTCULLIS_KEY_PREPUBLISH_SECONDS", 3600, 1, 30 * 86400));
@@ -229,12 +231,20 @@ Result<Config> from_settings(const Settings& s) {
       c.dcr_client_retention_seconds,
       parse_int(s, "PORTCULLIS_DCR_CLIENT_RETENTION_SECONDS", 30 * 86400, 60, 3650 * 86400LL));
   // The list is held in a named string: a string_view of get()'s temporary would dangle.
+  // PORTCULLIS_OUTBOUND_ALLOW_HOSTS (contract §12) holds for every outbound fetch, CIMD too;
+  // PORTCULLIS_CIMD_ALLOW_HOSTS keeps working for CIMD only.
+  const std::string outbound_hosts = get(s, "PORTCULLIS_OUTBOUND_ALLOW_HOSTS");
   const std::string allow_hosts = get(s, "PORTCULLIS_CIMD_ALLOW_HOSTS");
-  for (std::string_view rest = allow_hosts; !rest.empty();) {
-    size_t comma = rest.find(',');
-    std::string host = trim(rest.substr(0, comma));
-    if (!host.empty()) c.cimd_allow_hosts.push_back(host);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  for (const std::string* list : {&outbound_hosts, &allow_hosts}) {
+    for (std::string_view rest = *list; !rest.empty();) {
+      size_t comma = rest.find(',');
+      std::string host = trim(rest.substr(0, comma));
+      if (!host.empty()) {
+        if (list == &outbound_hosts) c.outbound_allow_hosts.push_back(host);
+        c.cimd_allow_hosts.push_back(host);
+      }
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
   }
   c.outbound_ca_file = get(s, "PORTCULLIS_OUTBOUND_CA_FILE");
   PORTCULLIS_ASSIGN_OR_RETURN(c.dns_nameserver,

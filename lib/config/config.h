@@ -38,6 +38,9 @@ struct Config {
   std::string log_level = "info";
   std::string mode = "production";  // or "local" (mail to the outbox, relaxed checks for dev)
   std::string var_dir;              // local mode: where the outbox and runtime files live
+  // Where each pool keeps its shared metrics block (<pool>.metrics) and /metrics reads them;
+  // default <var_dir>/metrics, empty = no metrics.
+  std::string metrics_dir;
   // A new signing key is published this long before it signs anything (contract §1).
   int64_t key_prepublish_seconds = 3600;
   // /keys Cache-Control max-age; never longer than the pre-publication window.
@@ -75,7 +78,8 @@ struct Config {
 
   // Outbound HTTPS (CIMD documents, IdP metadata, webhooks).
   std::vector<std::string> cimd_allow_hosts;  // "host" or "host:port": exempt from the SSRF guard
-  std::string outbound_ca_file;               // extra CA bundle, added to the system's
+  std::vector<std::string> outbound_allow_hosts;  // the same for every outbound fetch (IdPs, …)
+  std::string outbound_ca_file;                   // extra CA bundle, added to the system's
 
   // Where organization domain verification asks for TXT records (PORTCULLIS_DNS_NAMESERVER;
   // empty = the system's resolvers).

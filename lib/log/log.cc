@@ -17,6 +17,7 @@ namespace {
 
 Level g_min = Level::kInfo;
 std::string g_component = "portcullis";
+std::string g_request_id;
 
 std::string_view level_name(Level l) {
   switch (l) {
@@ -33,6 +34,10 @@ std::string_view level_name(Level l) {
 }
 
 }  // namespace
+
+void set_request_id(std::string_view id) {
+  g_request_id.assign(id);
+}
 
 void init(std::string_view component, Level min_level) {
   g_component = std::string(component);
@@ -55,6 +60,7 @@ void write(Level level, std::string_view msg, std::initializer_list<Field> field
   line["component"] = g_component;
   line["pid"] = static_cast<Json::Int>(getpid());
   line["msg"] = std::string(msg);
+  if (!g_request_id.empty()) line["request_id"] = g_request_id;
   for (const Field& f : fields) {
     std::string key(f.key);
     if (f.is_number) {

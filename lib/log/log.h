@@ -45,6 +45,11 @@ inline void error(std::string_view m, std::initializer_list<Field> f = {}) {
   write(Level::kError, m, f);
 }
 
+// The request being served (nginx's request id, lib/http/fastcgi.cc): every line written while
+// it is set carries it as `request_id`, so a database warning deep in a store can be tied to
+// its access-log line. The App sets it for each request and clears it after.
+void set_request_id(std::string_view id);
+
 // "abcd…(37 chars)" style mask for a value that must be identifiable but never reproducible.
 std::string redact(std::string_view secret);
 

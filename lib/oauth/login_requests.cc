@@ -17,6 +17,9 @@ Json::Value to_params(const LoginRequest& r) {
   p["nonce"] = r.nonce;
   p["prompt"] = r.prompt;
   p["login_hint"] = r.login_hint;
+  if (!r.domain_hint.empty()) p["domain_hint"] = r.domain_hint;
+  if (!r.organization_id.empty()) p["organization_id"] = r.organization_id;
+  if (!r.connection_id.empty()) p["connection_id"] = r.connection_id;
   if (!r.dpop_jkt.empty()) p["dpop_jkt"] = r.dpop_jkt;
   return p;
 }
@@ -70,6 +73,9 @@ Result<LoginRequest> LoginRequestStore::get(const std::string& id, int64_t now) 
   r.nonce = text(*params, "nonce");
   r.prompt = text(*params, "prompt");
   r.login_hint = text(*params, "login_hint");
+  r.domain_hint = text(*params, "domain_hint");
+  r.organization_id = text(*params, "organization_id");
+  r.connection_id = text(*params, "connection_id");
   r.dpop_jkt = text(*params, "dpop_jkt");
   r.user_id = row.str(4);
   r.auth_time = row.i64(5);

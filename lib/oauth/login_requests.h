@@ -25,8 +25,13 @@ struct LoginRequest {
   std::string nonce;
   std::string prompt;      // "", "none", "login", "consent"
   std::string login_hint;  // an e-mail address, may be empty
-  std::string dpop_jkt;    // RFC 9449 §10: the code will be bound to this DPoP key thumbprint
-  std::string user_id;     // set once the user signed in
+  // Enterprise SSO hints (contract §10): each may be empty; any of them, like a login_hint in
+  // a domain with an SSO connection, sends the browser straight to the identity provider.
+  std::string domain_hint;
+  std::string organization_id;
+  std::string connection_id;
+  std::string dpop_jkt;  // RFC 9449 §10: the code will be bound to this DPoP key thumbprint
+  std::string user_id;   // set once the user signed in
   int64_t auth_time = 0;
   std::string csrf_token;  // every form of the flow carries it; compared in constant time
   int64_t expires_at = 0;

@@ -5,6 +5,7 @@
 
 #include "clients/clients.h"
 #include "clients/resources.h"
+#include "core/telemetry.h"
 #include "format/scope_list.h"
 #include "identity/user_store.h"
 #include "oauth/pkce.h"
@@ -79,6 +80,9 @@ events::Event token_event(server::Context& ctx, std::string type, const Grant& g
 void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const Grant& grant,
                           const UserTokens& out, const char* type, const char* grant_type,
                           const std::string& dpop_jkt) {
+  telemetry::count(std::string_view(grant_type) == "refresh_token"
+                       ? telemetry::Counter::kTokensRefreshed
+                       : telemetry::Counter::kTokensIssuedCode);
   events::Event e = token_event(ctx, type, grant);
   e.data["grant_type"] = grant_type;
   e.data["scope"] = out.scope;
@@ -174,6 +178,7 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   });
   if (!st.is_ok()) return st;
   if (replayed_grant) {
+    telemetry::count(telemetry::Counter::kCodeReplayDetected);
     events::Event e = ctx.event("token.revoked");
     e.client_id = client.client_id;
     e.data["grant_id"] = *replayed_grant;
@@ -211,6 +216,7 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   const Grant& grant = presented->grant;
   auto reuse_detected = [&]() -> Status {
     // A rotated-out token came back: one of the two holders is not the client.
+    telemetry::count(telemetry::Counter::kRefreshReuseDetected);
     PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant.id, "refresh_reuse", now));
     ctx.events.add(token_event(ctx, "token.refresh_reuse_detected", grant));
     return invalid_grant("the refresh token was already used; the grant is revoked");

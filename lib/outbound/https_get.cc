@@ -234,6 +234,15 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
   }
   Slist headers;
   if (!append(headers, "Accept: " + options.accept)) return Status::internal("out of memory");
+  for (const std::string& line : options.headers) {
+    if (line.find_first_of("\r\n") != std::string::npos) {
+      return Status::invalid_argument("a request header holds a line break");
+    }
+    if (!append(headers, line)) return Status::internal("out of memory");
+  }
+  if (options.form_body && !append(headers, "Content-Type: application/x-www-form-urlencoded")) {
+    return Status::internal("out of memory");
+  }
 
   Transfer transfer;
   transfer.checked = &addresses;
@@ -263,6 +272,10 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
             set(h, CURLOPT_WRITEDATA, &transfer) && set(h, CURLOPT_HEADERFUNCTION, on_header) &&
             set(h, CURLOPT_HEADERDATA, &transfer) && set(h, CURLOPT_ERRORBUFFER, error_text);
   if (ok && pins) ok = set(h, CURLOPT_RESOLVE, pins.get());
+  if (ok && options.form_body) {
+    ok = set(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(options.form_body->size())) &&
+         set(h, CURLOPT_POSTFIELDS, options.form_body->c_str());
+  }
   if (ok && !ca_bundle.empty()) {
     curl_blob blob{ca_bundle.data(), ca_bundle.size(), CURL_BLOB_NOCOPY};
     ok = set(h, CURLOPT_CAINFO_BLOB, &blob);

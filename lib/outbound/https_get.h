@@ -1,5 +1,5 @@
-// An SSRF-guarded HTTPS GET on libcurl, for everything Portcullis fetches from addresses a
-// client or tenant chooses: CIMD documents now, IdP metadata and webhooks later.
+// An SSRF-guarded HTTPS GET (or form POST) on libcurl, for everything Portcullis fetches from
+// addresses a client or tenant chooses: CIMD documents now, IdP metadata and webhooks later.
 //
 // The guard, in order (docs/cimd.md):
 //  1. The URL passes parse_https_url (https only, no userinfo or fragment, one reading of the
@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,11 @@ struct Options {
   std::chrono::milliseconds timeout{5000};
   std::chrono::milliseconds connect_timeout{3000};
   std::string accept = "application/json";
+  // Extra request header lines ("Authorization: Basic …"); never logged.
+  std::vector<std::string> headers;
+  // When set, the request is a POST of this body (application/x-www-form-urlencoded): an
+  // OAuth token request to an identity provider. Otherwise a GET.
+  std::optional<std::string> form_body;
   // Also accept http://<loopback IP literal>[:port]/… (127.0.0.0/8, ::1): for URLs an operator
   // configures on a local stack (a JWKS at http://127.0.0.1:8080/keys), never for URLs a client
   // chooses. Any other http:// URL is still refused.

@@ -142,6 +142,16 @@ http::Response link_page(const LinkView& v) {
       v.form_targets);
 }
 
+http::Response continue_to_idp_page(const std::string& target) {
+  constexpr std::string_view kContinue = R"(<h1 id="page-title">Sign in with your organization</h1>
+<p class="lead">Your organization signs you in with its own identity provider.</p>
+<p><a class="button primary" id="continue" href="{{target}}">Continue</a></p>)";
+  http::Response r = page_or_error(200, "Sign in with your organization",
+                                   render(kContinue, {{"target", target}}), {});
+  r.set_header("Refresh", "0; url=" + target);
+  return r;
+}
+
 http::Response too_many_codes_page(const std::string& login_request_id, int retry_after_seconds) {
   int minutes = (retry_after_seconds + 59) / 60;
   std::string wait = minutes <= 1 ? "a minute" : std::to_string(minutes) + " minutes";

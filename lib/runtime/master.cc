@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/telemetry.h"
 #include "log/log.h"
 #include "runtime/watchdog.h"
 
@@ -233,6 +234,7 @@ class Master {
   void log_death(const Worker& w, int status, long long uptime_ms, bool expected) {
     const auto level = expected ? log::Level::kInfo : log::Level::kWarn;
     const char* msg = expected ? "worker stopped" : "worker died";
+    if (!expected) telemetry::count(telemetry::Counter::kWorkerDeaths);
     if (WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
       log::write(level, msg,
@@ -301,6 +303,7 @@ class Master {
                 {{"pool", options_.name}, {"pid", pid}});
     }
     workers_.push_back(w);
+    telemetry::count(telemetry::Counter::kWorkerStarts);
     log::info("worker started", {{"pool", options_.name},
                                  {"pid", pid},
                                  {"generation", static_cast<long long>(generation_)}});

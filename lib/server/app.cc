@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "core/ids.h"
+#include "core/telemetry.h"
 #include "core/time.h"
 #include "crypto/random.h"
 #include "log/log.h"
@@ -107,6 +108,7 @@ void App::finish(const http::Request& request, const Route* route, http::Respons
 
 http::Response App::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
+  log::set_request_id(request.request_id);
   const Route* route = nullptr;
   http::Response response;
   try {
@@ -118,16 +120,21 @@ http::Response App::handle(http::Request& request) {
     response = http::error_response(family_for(request.path), Status::internal("internal error"));
   }
   finish(request, route, response);
-  if (route && !route->access_log) return response;
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::steady_clock::now() - started)
                     .count();
+  telemetry::observe_request(response.status, static_cast<uint64_t>(micros < 0 ? 0 : micros));
+  if (route && !route->access_log) {
+    log::set_request_id("");
+    return response;
+  }
   // The path only: query strings can carry codes and tokens.
   log::info("request", {{"method", request.method},
                         {"path", request.path},
                         {"status", response.status},
                         {"duration_us", static_cast<long long>(micros)},
                         {"request_id", request.request_id}});
+  log::set_request_id("");
   return response;
 }
 
@@ -154,6 +161,7 @@ http::Response App::reject_body(http::Request& request, http::BodyRead outcome) 
       break;
   }
   finish(request, nullptr, r);
+  telemetry::observe_request(r.status, 0);
   log::info("request", {{"method", request.method},
                         {"path", request.path},
                         {"status", r.status},

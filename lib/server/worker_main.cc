@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "config/config.h"
+#include "core/telemetry.h"
 #include "core/time.h"
 #include "crypto/aead.h"
 #include "keys/key_ring.h"
@@ -126,6 +127,11 @@ int worker_main(int argc, char** argv, const WorkerBinary& binary) {
   if (!socket) {
     log::error("cannot open the listening socket", {{"error", socket.status().message()}});
     return 2;
+  }
+
+  // The pool's metrics block, shared with every worker forked from here (lib/core/telemetry.h).
+  if (Status st = telemetry::open_shared(config->metrics_dir, binary.name); !st.is_ok()) {
+    log::warn("metrics are off", {{"error", st.message()}});
   }
 
   runtime::MasterOptions options;

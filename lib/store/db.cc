@@ -9,8 +9,12 @@
 #include <mysql_driver.h>
 
 #include <charconv>
+#include <chrono>
+#include <thread>
 #include <unordered_map>
 
+#include "core/telemetry.h"
+#include "crypto/random.h"
 #include "log/log.h"
 
 namespace portcullis::store {
@@ -33,18 +37,77 @@ bool is_connection_lost(int code) {
     case 2030:  // statement not prepared
     case 4031:  // disconnected by the server for inactivity
     case 1053:  // server shutdown in progress
+    case 1047:  // WSREP has not yet prepared node for application use (Galera non-primary)
+    case 1317:  // query execution was interrupted (the node is leaving the cluster)
       return true;
     default:
       return false;
   }
 }
 
-// Errors that abort the transaction without any of its writes: safe to run it again.
+// Errors that abort the transaction without any of its writes: safe to run it again. Galera
+// reports a lost certification (another node committed a conflicting write first) and a
+// brute-force abort by a replicated write as a deadlock, 1213 (wsrep_debug shows which).
 bool is_transient_conflict(int code) {
   return code == 1213 /*deadlock*/ || code == 1205;
 }
 
+// How often a conflict is tried again (attempts in all), and the backoff between attempts:
+// "full jitter" (a random wait between 0 and min(cap, base * 2^attempt)), so writers that
+// collided do not collide again in lockstep.
+constexpr int kConflictAttempts = 5;
+constexpr int kBackoffBaseMicros = 2000;
+constexpr int kBackoffCapMicros = 100000;
+
+void backoff(int attempt) {
+  int64_t ceiling = std::min<int64_t>(kBackoffCapMicros, int64_t{kBackoffBaseMicros} << attempt);
+  uint64_t r = 0;
+  for (char c : crypto::random_bytes(4)) r = (r << 8) | static_cast<unsigned char>(c);
+  std::this_thread::sleep_for(
+      std::chrono::microseconds(static_cast<int64_t>(r % static_cast<uint64_t>(ceiling + 1))));
+}
+
 }  // namespace
+
+// "host", "host:port", "[v6]" or "[v6]:port"; PORTCULLIS_DB_HOST may list several, separated
+// by commas (Galera: every node, tried in turn).
+std::vector<Endpoint> parse_db_hosts(std::string_view hosts, int default_port) {
+  std::vector<Endpoint> out;
+  auto parse_port = [](std::string_view text, int fallback) {
+    int port = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (ec != std::errc() || ptr != text.data() + text.size() || port <= 0 || port > 65535) {
+      return fallback;
+    }
+    return port;
+  };
+  size_t start = 0;
+  while (start < hosts.size()) {
+    size_t comma = hosts.find(',', start);
+    if (comma == std::string_view::npos) comma = hosts.size();
+    std::string_view entry = hosts.substr(start, comma - start);
+    start = comma + 1;
+    while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
+    while (!entry.empty() && entry.back() == ' ') entry.remove_suffix(1);
+    if (entry.empty()) continue;
+    if (entry.front() == '[') {
+      size_t close = entry.find(']');
+      if (close == std::string_view::npos) continue;
+      std::string_view rest = entry.substr(close + 1);
+      int port = rest.size() > 1 && rest.front() == ':' ? parse_port(rest.substr(1), default_port)
+                                                        : default_port;
+      out.push_back({std::string(entry.substr(1, close - 1)), port});
+    } else if (size_t colon = entry.find(':');
+               colon != std::string_view::npos &&
+               entry.find(':', colon + 1) == std::string_view::npos) {
+      out.push_back(
+          {std::string(entry.substr(0, colon)), parse_port(entry.substr(colon + 1), default_port)});
+    } else {
+      out.push_back({std::string(entry), default_port});  // a name, or a bare IPv6 address
+    }
+  }
+  return out;
+}
 
 Value nullable(const std::optional<std::string>& v) {
   if (!v) return nullptr;
@@ -99,46 +162,75 @@ void Db::disconnect() {
 Status Db::ensure_connected() {
   if (impl_) return Status::ok();
   init_driver();
-  sql::ConnectOptionsMap options;
-  if (!config_.socket.empty()) {
-    options["hostName"] = sql::SQLString("unix://" + config_.socket);
-  } else {
-    options["hostName"] =
-        sql::SQLString("tcp://" + config_.host + ":" + std::to_string(config_.port));
+  std::vector<Endpoint> endpoints;
+  if (config_.socket.empty()) endpoints = parse_db_hosts(config_.host, config_.port);
+  // One socket, or each listed host once, starting with the one that worked last (after a
+  // lost connection, with the next one: the node we lost may be the one that failed).
+  size_t tries = config_.socket.empty() ? std::max<size_t>(endpoints.size(), 1) : 1;
+  int last_error = 0;
+  for (size_t t = 0; t < tries; ++t) {
+    sql::ConnectOptionsMap options;
+    std::string where;
+    if (!config_.socket.empty()) {
+      where = "unix://" + config_.socket;
+    } else if (endpoints.empty()) {
+      where = "tcp://" + config_.host + ":" + std::to_string(config_.port);
+    } else {
+      const Endpoint& e = endpoints[(next_host_ + t) % endpoints.size()];
+      bool v6 = e.host.find(':') != std::string::npos;
+      where = "tcp://" + (v6 ? "[" + e.host + "]" : e.host) + ":" + std::to_string(e.port);
+    }
+    options["hostName"] = sql::SQLString(where);
+    options["userName"] = sql::SQLString(config_.user);
+    options["password"] = sql::SQLString(config_.password);
+    options["schema"] = sql::SQLString(config_.name);
+    options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+    options["OPT_RECONNECT"] = false;
+    // execute() reports rows changed, not rows matched (ratelimit/limiter.cc relies on it).
+    options["CLIENT_FOUND_ROWS"] = false;
+    options["OPT_CONNECT_TIMEOUT"] = config_.connect_timeout_seconds;
+    options["OPT_READ_TIMEOUT"] = config_.read_timeout_seconds;
+    options["OPT_WRITE_TIMEOUT"] = config_.write_timeout_seconds;
+    auto started = std::chrono::steady_clock::now();
+    try {
+      auto impl = std::make_unique<Impl>();
+      impl->connection.reset(g_driver->connect(options));
+      // connect() forces REPEATABLE READ and leaves the connection collation at the server's
+      // default: state both explicitly on every new connection.
+      std::unique_ptr<sql::Statement> setup(impl->connection->createStatement());
+      setup->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+      setup->execute("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci");
+      setup->execute("SET SESSION time_zone = '+00:00'");
+      setup->execute(
+          "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,"
+          "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'");
+      // On a Galera node, reads wait until the node has applied every write the cluster had
+      // committed when they started (causal reads): a write answered by one node is seen by
+      // the next request, whichever node serves it. Elsewhere the variable is unknown (MySQL)
+      // or has no effect (MariaDB without wsrep).
+      try {
+        setup->execute("SET SESSION wsrep_sync_wait = 1");
+      } catch (const sql::SQLException&) {
+      }
+      setup.reset();
+      impl_ = std::move(impl);
+      ++connects_;
+      if (!endpoints.empty()) next_host_ = (next_host_ + t) % endpoints.size();
+      telemetry::count(telemetry::Counter::kDbConnects);
+      telemetry::add_micros(telemetry::Counter::kDbConnectMicros, started);
+      return Status::ok();
+    } catch (const sql::SQLException& e) {
+      last_error = e.getErrorCode();
+      telemetry::count(telemetry::Counter::kDbConnectFailures);
+      telemetry::add_micros(telemetry::Counter::kDbConnectMicros, started);
+    }
   }
-  options["userName"] = sql::SQLString(config_.user);
-  options["password"] = sql::SQLString(config_.password);
-  options["schema"] = sql::SQLString(config_.name);
-  options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
-  options["OPT_RECONNECT"] = false;
-  // execute() reports rows changed, not rows matched (ratelimit/limiter.cc relies on it).
-  options["CLIENT_FOUND_ROWS"] = false;
-  options["OPT_CONNECT_TIMEOUT"] = config_.connect_timeout_seconds;
-  options["OPT_READ_TIMEOUT"] = config_.read_timeout_seconds;
-  options["OPT_WRITE_TIMEOUT"] = config_.write_timeout_seconds;
-  try {
-    auto impl = std::make_unique<Impl>();
-    impl->connection.reset(g_driver->connect(options));
-    // connect() forces REPEATABLE READ and leaves the connection collation at the server's
-    // default: state both explicitly on every new connection.
-    std::unique_ptr<sql::Statement> setup(impl->connection->createStatement());
-    setup->execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
-    setup->execute("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci");
-    setup->execute("SET SESSION time_zone = '+00:00'");
-    setup->execute(
-        "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,"
-        "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'");
-    setup.reset();
-    impl_ = std::move(impl);
-    ++connects_;
-    return Status::ok();
-  } catch (const sql::SQLException& e) {
-    log::warn("database connect failed", {{"db_error", e.getErrorCode()}});
-    return Status::unavailable("the database is unavailable").with_retry_after(1);
-  }
+  log::warn("database connect failed", {{"db_error", last_error}});
+  return Status::unavailable("the database is unavailable").with_retry_after(1);
 }
 
 Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint64_t* affected) {
+  last_conflict_ = false;
   PORTCULLIS_RETURN_IF_ERROR(ensure_connected());
   try {
     std::string key(sql_text);
@@ -193,7 +285,9 @@ Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint
     int code = e.getErrorCode();
     if (is_connection_lost(code)) {
       log::warn("database connection lost", {{"db_error", code}});
+      telemetry::count(telemetry::Counter::kDbConnectionsLost);
       disconnect();
+      ++next_host_;  // reconnect to another node first, when several are listed
       if (in_transaction_) transaction_broken_ = true;
       return Status::unavailable("the database is unavailable").with_retry_after(1);
     }
@@ -201,6 +295,9 @@ Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint
       // Rolled back whole (inside a transaction: all of it, run again by transaction()). A
       // single statement, e.g. one that lost a Galera certification, is a 503 to retry.
       if (in_transaction_) transaction_broken_ = true;
+      last_conflict_ = true;
+      if (in_transaction_) transaction_conflict_ = true;
+      telemetry::count(telemetry::Counter::kDbConflicts);
       return Status::unavailable("transaction conflict").with_retry_after(1);
     }
     if (code == 1062) return Status::already_exists("duplicate key");
@@ -221,38 +318,73 @@ Result<Rows> Db::query(std::string_view sql_text, const Params& params) {
 }
 
 Result<uint64_t> Db::execute(std::string_view sql_text, const Params& params) {
-  uint64_t affected = 0;
-  PORTCULLIS_RETURN_IF_ERROR(run(sql_text, params, nullptr, &affected));
-  return affected;
+  for (int attempt = 0;; ++attempt) {
+    uint64_t affected = 0;
+    Status st = run(sql_text, params, nullptr, &affected);
+    if (st.is_ok()) return affected;
+    // A deadlock or a lost certification rolled the statement back whole: outside a transaction
+    // it is safe to run again (a lost connection is not: the write may have happened).
+    if (!in_transaction_ && last_conflict_ && attempt + 1 < kConflictAttempts) {
+      telemetry::count(telemetry::Counter::kDbConflictRetries);
+      backoff(attempt);
+      continue;
+    }
+    return st;
+  }
 }
 
 Status Db::transaction(const std::function<Status()>& fn) {
   if (in_transaction_) return nested_transaction(fn);
+  // A lost connection is run again once (on a fresh connection); a conflict (deadlock, Galera
+  // certification failure) up to kConflictAttempts in all, with a jittered backoff between.
+  int lost_retries = 0;
   for (int attempt = 0;; ++attempt) {
     PORTCULLIS_RETURN_IF_ERROR(ensure_connected());
     in_transaction_ = true;
     transaction_broken_ = false;
+    transaction_conflict_ = false;
+    bool conflict = false;
     Status st;
     try {
       // START TRANSACTION/COMMIT rather than toggling autocommit: two round trips instead of
       // four, and the session stays in autocommit for every statement outside a transaction.
       control("START TRANSACTION");
       st = fn();
+      conflict = transaction_conflict_;
       if (st.is_ok() && !transaction_broken_) {
         control("COMMIT");
       } else if (impl_) {
         control("ROLLBACK");
       }
     } catch (const sql::SQLException& e) {
-      // Failing inside COMMIT leaves the outcome unknown: never retry that (see header).
-      log::warn("database transaction failed", {{"db_error", e.getErrorCode()}});
       in_transaction_ = false;
+      int code = e.getErrorCode();
+      if (is_transient_conflict(code) && impl_) {
+        // Galera certifies at COMMIT: a conflict there means nothing was written, so the
+        // transaction can run again like any other deadlock. The session is still usable.
+        telemetry::count(telemetry::Counter::kDbConflicts);
+        if (attempt + 1 < kConflictAttempts) {
+          telemetry::count(telemetry::Counter::kDbConflictRetries);
+          backoff(attempt);
+          continue;
+        }
+        return Status::unavailable("transaction conflict").with_retry_after(1);
+      }
+      // Any other failure inside COMMIT leaves the outcome unknown: never retry that (header).
+      log::warn("database transaction failed", {{"db_error", code}});
+      telemetry::count(telemetry::Counter::kDbConnectionsLost);
       disconnect();
       return Status::unavailable("the database is unavailable").with_retry_after(1);
     }
-    bool retry = transaction_broken_ && attempt == 0;
     in_transaction_ = false;
-    if (retry) continue;
+    if (transaction_broken_) {
+      if (conflict && attempt + 1 < kConflictAttempts) {
+        telemetry::count(telemetry::Counter::kDbConflictRetries);
+        backoff(attempt);
+        continue;
+      }
+      if (!conflict && lost_retries++ == 0) continue;
+    }
     return st;
   }
 }

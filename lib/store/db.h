@@ -5,17 +5,26 @@
 //
 // Failure contract, which the http layer turns into 503 + Retry-After:
 //  - query(): a read. If the connection turns out dead, reconnect and run it once more.
-//  - execute(): a single autocommit write. Never retried (its outcome is unknown when the
-//    connection died mid-flight); Unavailable is returned instead, as for a deadlock or lock
-//    wait timeout (a Galera certification failure among them), which rolled it back.
-//  - transaction(): runs `fn` between BEGIN and COMMIT. A dead connection, a deadlock or a lock
-//    wait timeout before COMMIT rolls everything back, so `fn` is run once more on a fresh
-//    connection. `fn` must therefore have no effect outside the transaction.
+//  - execute(): a single autocommit write. Never retried when the connection died mid-flight
+//    (its outcome is unknown): Unavailable. A deadlock (error 1213, which is also how Galera
+//    reports a lost certification) rolled it back whole, so it is run again, up to 5 attempts
+//    in all with a jittered exponential backoff (2 ms doubling, capped at 100 ms), then
+//    Unavailable. A lock wait timeout (1205) is not retried: it already waited.
+//  - transaction(): runs `fn` between BEGIN and COMMIT. A dead connection or a lock wait
+//    timeout before COMMIT rolls everything back, so `fn` is run once more on a fresh
+//    connection; a deadlock before or at COMMIT (Galera certifies at COMMIT) is run again up to
+//    5 attempts in all, with the same backoff. `fn` must therefore have no effect outside the
+//    transaction. Any other failure at COMMIT leaves the outcome unknown: Unavailable.
 //    Called inside another transaction(), it joins it: `fn`'s writes are undone (to a
 //    savepoint) when it fails, and otherwise commit or roll back with the outer transaction,
 //    which is also what is retried. So a store method that needs its writes to be atomic can
 //    use transaction() and still be composed into a larger one.
 // Connector/C++ exceptions never cross this header: every method returns a Status.
+//
+// Several servers (a Galera cluster's nodes): DbConfig::host may list "host[:port]" entries
+// separated by commas. A worker connects to one; when its connection is lost (or the node says
+// it is not part of the primary component, 1047) it reconnects to the next one.
+// Every connection sets wsrep_sync_wait = 1 (causal reads on Galera; ignored elsewhere).
 //
 // Not thread-safe: one Db per process (the workers are single-threaded).
 #pragma once
@@ -39,6 +48,14 @@ using Value = std::variant<std::nullptr_t, int64_t, std::string, bool>;
 using Params = std::vector<Value>;
 
 Value nullable(const std::optional<std::string>& v);
+
+struct Endpoint {
+  std::string host;
+  int port = 3306;
+};
+// "db1, db2:3307, [2001:db8::1]:3306" → the endpoints in order; entries without a port get
+// default_port, empty entries are skipped.
+std::vector<Endpoint> parse_db_hosts(std::string_view hosts, int default_port);
 
 class Row {
  public:
@@ -96,6 +113,9 @@ class Db {
   std::unique_ptr<Impl> impl_;
   bool in_transaction_ = false;
   bool transaction_broken_ = false;
+  bool transaction_conflict_ = false;  // broken by a deadlock / certification failure
+  bool last_conflict_ = false;         // the last statement failed with one
+  size_t next_host_ = 0;               // index into the listed hosts to connect to first
   int nesting_ = 0;
   uint64_t connects_ = 0;
 };

@@ -5,12 +5,12 @@
 #   REPO_ROOT  the repository            VAR_DIR  PORTCULLIS_VAR_DIR, default $REPO_ROOT/var
 #   RUN_DIR    sockets and pid files     LOG_DIR  log files          SECRETS_DIR  0700 secrets
 #   BUILD_DIR  PORTCULLIS_BUILD_DIR      BIN_DIR  PORTCULLIS_BIN_DIR, default $BUILD_DIR/handlers
-#   PORT, LISTEN_ADDR, BASE_URL, WORKERS, DEMO_MCP_PORT
+#   PORT, LISTEN_ADDR, BASE_URL, WORKERS, DEMO_MCP_PORT, METRICS_PORT
 
 REPO_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
 # The worker families; each is a binary portcullis-<family> behind its own unix socket.
-PORTCULLIS_FAMILIES=(wellknown oauth api scim)
+PORTCULLIS_FAMILIES=(wellknown oauth api scim sso)
 # Every pool the local stack runs: the families, and the demo MCP server (contract §12), which
 # starts last because it serves a resource registered through the running API.
 PORTCULLIS_POOLS=("${PORTCULLIS_FAMILIES[@]}" demo-mcp)
@@ -41,7 +41,10 @@ common_init() {
   # Twice the cores: a libfcgi worker idles through each close handshake (bench/README.md).
   WORKERS=${PORTCULLIS_WORKERS:-$(($(nproc) * 2))}
   DEMO_MCP_PORT=${PORTCULLIS_DEMO_MCP_PORT:-8081}
+  # /metrics, loopback only: the stack's port + 5 unless set (parallel stacks never share it).
+  METRICS_PORT=${PORTCULLIS_METRICS_PORT:-$((PORT + 5))}
   [[ $PORT =~ ^[0-9]+$ ]] || die "PORTCULLIS_PORT must be a number, got '$PORT'"
+  [[ $METRICS_PORT =~ ^[0-9]+$ ]] || die "PORTCULLIS_METRICS_PORT must be a number, got '$METRICS_PORT'"
   [[ $DEMO_MCP_PORT =~ ^[0-9]+$ ]] || die "PORTCULLIS_DEMO_MCP_PORT must be a number, got '$DEMO_MCP_PORT'"
   [[ $DEMO_MCP_PORT != "$PORT" ]] || die "PORTCULLIS_DEMO_MCP_PORT must differ from PORTCULLIS_PORT ($PORT)"
   [[ $WORKERS =~ ^[1-9][0-9]*$ ]] || die "PORTCULLIS_WORKERS must be a positive number, got '$WORKERS'"
@@ -71,9 +74,9 @@ ensure_packages() {
 }
 
 # What building and running the stack needs (Debian 12).
-BUILD_PACKAGES=(build-essential cmake pkg-config libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev
+BUILD_PACKAGES=(build-essential cmake pkg-config libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev liblasso3-dev
   libssl-dev libboost-test-dev libcurl4-openssl-dev)
-RUNTIME_PACKAGES=(nginx mariadb-server mariadb-client curl jq openssl util-linux procps)
+RUNTIME_PACKAGES=(nginx mariadb-server mariadb-client curl jq openssl util-linux procps liblasso3)
 
 # pid_alive PIDFILE NAME: true when the pid in PIDFILE is a live process whose command line
 # mentions NAME (so a recycled pid is never taken for ours). Prints the pid.

@@ -30,6 +30,7 @@ nginx_render() {
     -e "s#@LISTEN_ADDR@#$LISTEN_ADDR#g" \
     -e "s#@PORT@#$PORT#g" \
     -e "s#@DEMO_MCP_PORT@#$DEMO_MCP_PORT#g" \
+    -e "s#@METRICS_PORT@#$METRICS_PORT#g" \
     -e "s#@USER_DIRECTIVE@#$user_directive#g" \
     -e "s#@WORKER_PROCESSES@#${PORTCULLIS_NGINX_WORKERS:-auto}#g" \
     "$src/local.conf.in" >"$NGINX_CONF.tmp"

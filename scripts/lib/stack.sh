@@ -25,7 +25,8 @@ _not_config_key() {
     PORTCULLIS_PORT | PORTCULLIS_LISTEN_ADDR | PORTCULLIS_BUILD_DIR | PORTCULLIS_BUILD_TYPE | \
       PORTCULLIS_BIN_DIR | PORTCULLIS_NGINX_* | PORTCULLIS_*_TIMEOUT | PORTCULLIS_TEST_* | \
       PORTCULLIS_CLIENT_ID | PORTCULLIS_CLIENT_SECRET | PORTCULLIS_DEMO_RESOURCE_ID | \
-      PORTCULLIS_DEMO_MCP_URL | PORTCULLIS_DEMO_MCP_PORT | PORTCULLIS_DB_HOST | PORTCULLIS_DB_PORT) return 0 ;;
+      PORTCULLIS_DEMO_MCP_URL | PORTCULLIS_DEMO_MCP_PORT | PORTCULLIS_DB_HOST | PORTCULLIS_DB_PORT | \
+      PORTCULLIS_METRICS_PORT | PORTCULLIS_METRICS_URL) return 0 ;;
   esac
   return 1
 }
@@ -278,6 +279,7 @@ write_local_env() {
     printf 'PORTCULLIS_BASE_URL=%s\n' "$BASE_URL"
     printf 'PORTCULLIS_CLIENT_ID=%s\n' "$(bootstrap_value PORTCULLIS_CLIENT_ID)"
     printf 'PORTCULLIS_CLIENT_SECRET=%s\n' "$(bootstrap_value PORTCULLIS_CLIENT_SECRET)"
+    printf 'PORTCULLIS_METRICS_URL=http://127.0.0.1:%s/metrics\n' "$METRICS_PORT"
     if ((${#DEMO_ENV_LINES[@]})); then printf '%s\n' "${DEMO_ENV_LINES[@]}"; fi
   } >>"$tmp"
   mv "$tmp" "$LOCAL_ENV"
@@ -300,7 +302,7 @@ wait_ready() {
     if ((SECONDS >= deadline)); then
       tail_logs "$LOG_DIR/wellknown.log" "$NGINX_ERROR_LOG"
       die "$url still answers ${code/#000/nothing} after ${PORTCULLIS_READY_TIMEOUT:-60} s.
-  Logs: $LOG_DIR/{wellknown,oauth,api,scim}.log, $NGINX_ERROR_LOG, $DB_LOG, $LOG_DIR/cli.log
+  Logs: $LOG_DIR/{wellknown,oauth,api,scim,sso}.log, $NGINX_ERROR_LOG, $DB_LOG, $LOG_DIR/cli.log
   The stack is left running for inspection; scripts/run-local stop stops it."
     fi
     sleep 0.2

@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE store
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 
 #include "core/ids.h"
 #include "db_fixture.h"
@@ -154,6 +155,108 @@ BOOST_AUTO_TEST_CASE(a_killed_connection_is_replaced_and_statements_reprepared) 
   BOOST_REQUIRE(ids->size() == 2u);  // t1 was rolled back with the lost connection
   BOOST_TEST((*ids)[0].str(0) == "t-second");
   BOOST_TEST((*ids)[1].str(0) == "t2");
+}
+
+namespace {
+
+// A trigger that fails the next `n` inserts into store_test with a deadlock (1213, which is
+// also how Galera reports a lost certification). Its budget lives in an Aria table, which a
+// rollback does not undo.
+void arm_deadlocks(store::Db& db, int n) {
+  BOOST_REQUIRE(
+      db.execute_script("DROP TRIGGER IF EXISTS store_test_deadlock;\n"
+                        "DROP TABLE IF EXISTS store_test_budget;\n"
+                        "CREATE TABLE store_test_budget (id INT PRIMARY KEY, n INT) ENGINE=Aria;\n")
+          .is_ok());
+  BOOST_REQUIRE(db.execute("INSERT INTO store_test_budget VALUES (1, ?)", {int64_t{n}}).is_ok());
+  BOOST_REQUIRE(db.execute_script(
+                      "CREATE TRIGGER store_test_deadlock BEFORE INSERT ON store_test FOR EACH ROW "
+                      "BEGIN IF (SELECT n FROM store_test_budget WHERE id = 1) > 0 THEN "
+                      "UPDATE store_test_budget SET n = n - 1 WHERE id = 1; "
+                      "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = "
+                      "'Deadlock found when trying to get lock (test)'; END IF; END;\n")
+                    .is_ok());
+}
+
+int64_t deadlocks_left(store::Db& db) {
+  return (*db.query("SELECT n FROM store_test_budget WHERE id = 1"))[0].i64(0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(deadlocks_and_certification_failures_are_retried_with_backoff) {
+  auto config = testing::test_config();
+  if (!config) return;
+  store::Db db(config->db);
+  reset_table(db);
+
+  // A single write that deadlocked was rolled back whole: it is run again.
+  arm_deadlocks(db, 2);
+  auto started = std::chrono::steady_clock::now();
+  auto write = db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("d1")});
+  BOOST_REQUIRE_MESSAGE(write.is_ok(), write.status().to_string());
+  BOOST_TEST(deadlocks_left(db) == 0);
+  BOOST_TEST(count(db) == 1);
+
+  // A transaction is run again whole, as often as the budget allows.
+  arm_deadlocks(db, 3);
+  int runs = 0;
+  Status st = db.transaction([&]() -> Status {
+    ++runs;
+    PORTCULLIS_RETURN_IF_ERROR(
+        db.execute("UPDATE store_test SET n = ? WHERE id = 'd1'", {int64_t{runs}}).status());
+    return db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("d2")}).status();
+  });
+  BOOST_REQUIRE_MESSAGE(st.is_ok(), st.to_string());
+  BOOST_TEST(runs == 4);
+  BOOST_TEST(count(db) == 2);
+  BOOST_TEST((*db.query("SELECT n FROM store_test WHERE id = 'd1'"))[0].i64(0) == 4);
+
+  // A conflict that never clears gives up after 5 attempts in all: Unavailable, to retry later.
+  arm_deadlocks(db, 100);
+  write = db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("d3")});
+  BOOST_TEST(write.status().code() == Code::kUnavailable);
+  BOOST_TEST(deadlocks_left(db) == 95);
+  runs = 0;
+  st = db.transaction([&]() -> Status {
+    ++runs;
+    return db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("d4")}).status();
+  });
+  BOOST_TEST(st.code() == Code::kUnavailable);
+  BOOST_TEST(runs == 5);
+  BOOST_TEST(count(db) == 2);
+  // Backoff: at most 2+4+8+16 ms between the attempts of each call, never a long stall.
+  BOOST_TEST((std::chrono::steady_clock::now() - started < std::chrono::seconds(5)));
+  BOOST_REQUIRE(db.execute_script("DROP TRIGGER store_test_deadlock;\n").is_ok());
+}
+
+BOOST_AUTO_TEST_CASE(database_hosts_list_every_galera_node) {
+  auto hosts =
+      store::parse_db_hosts(" db1, db2:3307 ,,[2001:db8::1]:3308, [::1], ::1, 127.0.0.1:x", 3306);
+  BOOST_REQUIRE(hosts.size() == 6u);
+  BOOST_TEST(hosts[0].host == "db1");
+  BOOST_TEST(hosts[0].port == 3306);
+  BOOST_TEST(hosts[1].host == "db2");
+  BOOST_TEST(hosts[1].port == 3307);
+  BOOST_TEST(hosts[2].host == "2001:db8::1");
+  BOOST_TEST(hosts[2].port == 3308);
+  BOOST_TEST(hosts[3].host == "::1");
+  BOOST_TEST(hosts[3].port == 3306);
+  BOOST_TEST(hosts[4].host == "::1");
+  BOOST_TEST(hosts[5].host == "127.0.0.1");
+  BOOST_TEST(hosts[5].port == 3306);  // not a port: the default
+  BOOST_TEST(store::parse_db_hosts("", 3306).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_listed_host_that_is_down_is_skipped) {
+  // Nothing listens on port 1; the second entry is just as unreachable, so the error is the
+  // ordinary Unavailable after trying both (a reachable second node is run-cluster's test).
+  config::DbConfig two;
+  two.host = "127.0.0.1:1, 127.0.0.1:2";
+  two.connect_timeout_seconds = 1;
+  store::Db db(two);
+  BOOST_TEST(db.query("SELECT 1").status().code() == Code::kUnavailable);
+  BOOST_TEST(db.connects() == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(an_unreachable_server_is_unavailable_not_a_crash) {

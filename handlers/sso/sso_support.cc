@@ -1,0 +1,111 @@
+#include "sso_support.h"
+
+#include "log/log.h"
+#include "pages/error_page.h"
+#include "sso/connection_store.h"
+
+namespace portcullis::sso_worker {
+namespace {
+
+constexpr const char* kCookie = "portcullis_sso";
+constexpr size_t kMaxBrowserSecret = 64;
+
+}  // namespace
+
+std::string browser_secret(const http::Request& request) {
+  auto value = request.cookie(kCookie);
+  if (!value || value->empty() || value->size() > kMaxBrowserSecret) return "";
+  return *value;
+}
+
+std::string browser_cookie(const server::Context& ctx, const std::string& value) {
+  std::string c = std::string(kCookie) + "=" + value +
+                  "; Path=/sso/; Max-Age=" + std::to_string(sso::kSsoRequestLifetimeSeconds) +
+                  "; HttpOnly; SameSite=Lax";
+  if (ctx.services.config.base_url.rfind("https://", 0) == 0) c += "; Secure";
+  return c;
+}
+
+outbound::Options outbound_options(const server::Context& ctx) {
+  outbound::Options o;
+  o.allow_hosts = ctx.services.config.outbound_allow_hosts;
+  o.ca_file = ctx.services.config.outbound_ca_file;
+  return o;
+}
+
+std::string oidc_redirect_uri(const server::Context& ctx) {
+  return ctx.services.config.base_url + "/sso/oidc/callback";
+}
+
+http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
+                      const std::string& connection_id, const std::string& organization_id,
+                      const std::string& reason, const std::string& detail) {
+  events::Event e = login ? oauth_worker::login_event(ctx, *login, "user.login.failed", "")
+                          : ctx.event("user.login.failed");
+  e.organization_id = organization_id;
+  e.data["method"] = "sso";
+  e.data["reason"] = reason;
+  if (!connection_id.empty()) e.data["connection_id"] = connection_id;
+  ctx.events.add(std::move(e));
+  log::info("sso sign-in refused",
+            {{"connection", connection_id}, {"reason", reason}, {"detail", detail}});
+  const std::string message =
+      "Signing in through your organization's identity provider did not work (" + reason +
+      "). Try again, or ask your administrator.";
+  if (login) {
+    return pages::error_page(403, "Single sign-on failed", message, login->id, "Start again");
+  }
+  return pages::error_page(403, "Single sign-on failed", message);
+}
+
+Result<ReturnedOrPage> take_returned(server::Context& ctx, oauth_worker::SigninDeps& deps,
+                                     int64_t now) {
+  ReturnedOrPage out;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      std::optional<sso::PendingSignIn> pending,
+      sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
+          .take(ctx.request.query.get_or("state", ""), browser_secret(ctx.request), now));
+  if (!pending) {
+    out.page = refuse(ctx, nullptr, "", "", "unknown_state", "no live sign-in has this state");
+    return out;
+  }
+  auto login =
+      oauth_worker::load_login_request(deps.flow(ctx.services), pending->login_request_id, now);
+  if (!login) {
+    out.page = pages::expired_login_page();
+    return out;
+  }
+  auto connection =
+      sso::ConnectionStore(ctx.services.db, ctx.services.master_key).find(pending->connection_id);
+  const std::string org = connection ? connection->organization_id : "";
+  if (!pending->browser_matches) {
+    out.page = refuse(ctx, &*login, pending->connection_id, org, "state_other_browser",
+                      "the state belongs to another browser");
+  } else if (!connection || connection->state != "active") {
+    out.page = refuse(ctx, &*login, pending->connection_id, org, "connection_inactive",
+                      "the connection is gone or inactive");
+  } else {
+    out.returned = Returned{std::move(*pending), std::move(*login), std::move(*connection)};
+  }
+  return out;
+}
+
+Result<http::Response> finish_sign_in(server::Context& ctx, oauth_worker::SigninDeps& deps,
+                                      const oauth::LoginRequest& login,
+                                      const sso::Connection& connection,
+                                      const sso::AssertedUser& asserted, int64_t now) {
+  std::string reason;
+  auto user = sso::provision(ctx.services.db, connection, asserted, reason);
+  if (!user) {
+    if (reason.empty()) return user.status();
+    return refuse(ctx, &login, connection.id, connection.organization_id, reason,
+                  user.status().message());
+  }
+  Json::Value data(Json::objectValue);
+  data["organization_id"] = connection.organization_id;
+  data["connection_id"] = connection.id;
+  data["connection_type"] = connection.type;
+  return oauth_worker::complete_sign_in(ctx, deps, login, user->email, "sso", now, data);
+}
+
+}  // namespace portcullis::sso_worker

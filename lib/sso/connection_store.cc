@@ -1,0 +1,146 @@
+#include "sso/connection_store.h"
+
+#include "core/ids.h"
+#include "core/time.h"
+#include "format/json.h"
+
+namespace portcullis::sso {
+namespace {
+
+constexpr const char* kColumns =
+    "id, organization_id, type, name, state, config, secret_sealed IS NOT NULL, create_time, "
+    "update_time";
+
+std::string aad(const std::string& id) {
+  return "sso_connection:" + id + ":client_secret";
+}
+
+Result<Connection> from_row(const store::Row& r) {
+  Connection c;
+  c.id = r.str(0);
+  c.organization_id = r.str(1);
+  c.type = r.str(2);
+  c.name = r.str(3);
+  c.state = r.str(4);
+  auto config = json::parse(r.str(5));
+  if (!config) return Status::internal("stored connection configuration is not JSON");
+  read_config(*config, c);
+  c.has_client_secret = r.boolean(6);
+  c.create_time = db_time_to_rfc3339(r.str(7));
+  c.update_time = db_time_to_rfc3339(r.str(8));
+  return c;
+}
+
+Status not_found() {
+  return Status::not_found("the organization has no such connection");
+}
+
+}  // namespace
+
+paging::Listing ConnectionStore::listing(const std::string& organization_id) {
+  return paging::Listing{"sso_connections", organization_id};
+}
+
+Status ConnectionStore::create(Connection& c, const std::optional<std::string>& client_secret) {
+  c.id = new_id("conn_");
+  store::Value sealed(nullptr);
+  if (client_secret) {
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string s, master_key_.seal(*client_secret, aad(c.id)));
+    sealed = std::move(s);
+    c.has_client_secret = true;
+  }
+  std::string now = db_now();
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("INSERT INTO sso_connections (id, organization_id, type, name, state, config, "
+                  "secret_sealed, create_time, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  {c.id, c.organization_id, c.type, c.name, c.state, json::write(config_json(c)),
+                   sealed, now, now})
+          .status());
+  c.create_time = db_time_to_rfc3339(now);
+  c.update_time = c.create_time;
+  return Status::ok();
+}
+
+Result<Connection> ConnectionStore::get(const std::string& organization_id, const std::string& id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Connection c, find(id));
+  if (c.organization_id != organization_id) return not_found();
+  return c;
+}
+
+Result<Connection> ConnectionStore::find(const std::string& id) {
+  if (!is_valid_id(id, "conn_")) return not_found();
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kColumns + " FROM sso_connections WHERE id = ?", {id}));
+  if (rows.empty()) return not_found();
+  return from_row(rows[0]);
+}
+
+Result<paging::Page<Connection>> ConnectionStore::list(const std::string& organization_id,
+                                                       const paging::PageRequest& request,
+                                                       const paging::TokenCodec& codec) {
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
+                              paging::fetch_page(db_,
+                                                 {.columns = kColumns,
+                                                  .from = "sso_connections",
+                                                  .where = "organization_id = ?",
+                                                  .params = {organization_id}},
+                                                 request, codec));
+  return paging::convert_page<Connection>(std::move(rows), from_row);
+}
+
+Status ConnectionStore::update(Connection& c, const std::optional<std::string>& client_secret) {
+  std::string now = db_now();
+  if (client_secret) {
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string sealed, master_key_.seal(*client_secret, aad(c.id)));
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("UPDATE sso_connections SET name = ?, state = ?, config = ?, "
+                    "secret_sealed = ?, update_time = ? WHERE id = ?",
+                    {c.name, c.state, json::write(config_json(c)), sealed, now, c.id})
+            .status());
+    c.has_client_secret = true;
+  } else {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("UPDATE sso_connections SET name = ?, state = ?, config = ?, "
+                    "update_time = ? WHERE id = ?",
+                    {c.name, c.state, json::write(config_json(c)), now, c.id})
+            .status());
+  }
+  c.update_time = db_time_to_rfc3339(now);
+  return Status::ok();
+}
+
+Status ConnectionStore::remove(const std::string& organization_id, const std::string& id) {
+  if (!is_valid_id(id, "conn_")) return not_found();
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      uint64_t removed,
+      db_.execute("DELETE FROM sso_connections WHERE id = ? AND organization_id = ?",
+                  {id, organization_id}));
+  if (removed == 0) return not_found();
+  return Status::ok();
+}
+
+Result<std::optional<Connection>> ConnectionStore::active_of_organization(
+    const std::string& organization_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kColumns +
+                    " FROM sso_connections WHERE organization_id = ? AND state = 'active' "
+                    "ORDER BY create_time, id LIMIT 1",
+                {organization_id}));
+  if (rows.empty()) return std::optional<Connection>();
+  PORTCULLIS_ASSIGN_OR_RETURN(Connection c, from_row(rows[0]));
+  return std::optional<Connection>(std::move(c));
+}
+
+Result<std::string> ConnectionStore::client_secret(const Connection& c) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT secret_sealed FROM sso_connections WHERE id = ? AND secret_sealed IS "
+                "NOT NULL",
+                {c.id}));
+  if (rows.empty()) return Status::failed_precondition("the connection has no client secret");
+  return master_key_.open(rows[0].str(0), aad(c.id));
+}
+
+}  // namespace portcullis::sso

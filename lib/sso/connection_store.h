@@ -1,0 +1,45 @@
+// The only writer of sso_connections. The OIDC client secret is sealed with the master key
+// (crypto/aead.h), bound to the connection's id, and opened only to call the IdP.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+#include "crypto/aead.h"
+#include "paging/keyset.h"
+#include "sso/connection.h"
+#include "store/db.h"
+
+namespace portcullis::sso {
+
+class ConnectionStore {
+ public:
+  ConnectionStore(store::Db& db, const crypto::MasterKey& master_key)
+      : db_(db), master_key_(master_key) {}
+
+  // Assigns id and times and stores `c` with its secret (sealed).
+  Status create(Connection& c, const std::optional<std::string>& client_secret);
+  // NotFound unless `id` is a connection of that organization.
+  Result<Connection> get(const std::string& organization_id, const std::string& id);
+  // Any organization's connection by id (the sign-in side); NotFound when unknown.
+  Result<Connection> find(const std::string& id);
+  Result<paging::Page<Connection>> list(const std::string& organization_id,
+                                        const paging::PageRequest& request,
+                                        const paging::TokenCodec& codec);
+  static paging::Listing listing(const std::string& organization_id);
+  // Stores every field of `c`; the secret only when one is given.
+  Status update(Connection& c, const std::optional<std::string>& client_secret);
+  Status remove(const std::string& organization_id, const std::string& id);
+
+  // The organization's active connection (the oldest, when several are active).
+  Result<std::optional<Connection>> active_of_organization(const std::string& organization_id);
+  // The OIDC client secret in the clear, to authenticate to the IdP's token endpoint.
+  Result<std::string> client_secret(const Connection& c);
+
+ private:
+  store::Db& db_;
+  const crypto::MasterKey& master_key_;
+};
+
+}  // namespace portcullis::sso

@@ -1,0 +1,94 @@
+// An OpenID Connect relying party (OpenID Connect Core 1.0, Discovery 1.0; RFC 6749, RFC 7636),
+// independent of where its configuration comes from: enterprise SSO connections use it, and
+// so can social login's generic OIDC providers.
+//
+// Every request to the provider goes through the SSRF guard (outbound/https_get.h). Discovery
+// documents and key sets are cached per worker process; a token naming a key id the cached set
+// lacks causes one refetch of the set (at most every kJwksMinRefetchSeconds), so a provider's
+// key rotation works without a restart.
+#pragma once
+
+#include <json/value.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "outbound/https_get.h"
+
+namespace portcullis::sso {
+
+inline constexpr int64_t kDiscoveryCacheSeconds = 3600;
+inline constexpr int64_t kJwksCacheSeconds = 3600;
+inline constexpr int64_t kJwksMinRefetchSeconds = 5;
+inline constexpr int64_t kIdTokenLeewaySeconds = 120;
+
+struct OidcClientConfig {
+  std::string issuer;
+  std::string client_id;
+  std::string client_secret;
+  std::vector<std::string> scopes;
+};
+
+struct ProviderMetadata {
+  std::string issuer;
+  std::string authorization_endpoint;
+  std::string token_endpoint;
+  std::string userinfo_endpoint;  // may be empty
+  std::string jwks_uri;
+};
+
+// What the browser is sent to the provider with.
+struct AuthorizationParams {
+  std::string redirect_uri;
+  std::string state;
+  std::string nonce;
+  std::string code_challenge;  // S256 of the code verifier
+  std::string login_hint;      // may be empty
+};
+
+// Why a sign-in through the provider failed: `reason` is a stable token recorded in the
+// user.login.failed event (docs/sso.md lists them); `detail` is for the log.
+struct OidcFailure {
+  std::string reason;
+  std::string detail;
+};
+
+class OidcClient {
+ public:
+  OidcClient(OidcClientConfig config, outbound::Options outbound)
+      : config_(std::move(config)), outbound_(std::move(outbound)) {}
+
+  // The provider's discovery document ({issuer}/.well-known/openid-configuration), checked:
+  // its issuer equals the configured one exactly, the endpoints are https URLs.
+  Result<ProviderMetadata> discover(int64_t now);
+  // The provider's authorization endpoint with the code-flow parameters.
+  Result<std::string> authorization_url(const AuthorizationParams& params, int64_t now);
+
+  // Redeems the code (client_secret_basic, PKCE verifier) and verifies the ID token: signature
+  // by a key of the provider's JWKS (RS256 only: never "none", never HMAC), iss, aud, azp when
+  // several audiences, exp and iat (kIdTokenLeewaySeconds), nonce. The claims of the ID token,
+  // completed from the userinfo endpoint when email is missing. On failure, the reason.
+  struct SignIn {
+    Json::Value claims;
+  };
+  Result<SignIn> finish(const std::string& code, const std::string& code_verifier,
+                        const std::string& redirect_uri, const std::string& nonce, int64_t now,
+                        OidcFailure& failure);
+
+  // The ID token checks alone (finish uses them; exposed for tests).
+  Result<Json::Value> verify_id_token(const std::string& id_token, const ProviderMetadata& meta,
+                                      const std::string& nonce, int64_t now, OidcFailure& failure);
+
+ private:
+  Result<Json::Value> fetch_json(const std::string& url, const outbound::Options& options);
+
+  OidcClientConfig config_;
+  outbound::Options outbound_;
+};
+
+// A random PKCE code verifier's S256 challenge (RFC 7636 §4.2).
+std::string s256_challenge(const std::string& verifier);
+
+}  // namespace portcullis::sso

@@ -1,0 +1,54 @@
+// What the enterprise SSO tests share (sso-oidc.test.mjs, sso-saml.test.mjs): organizations with
+// a verified domain, the failure events, the session check, and an authorization that goes
+// straight to the organization's IdP by its login_hint.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { env, baseUrl, http, sleep, dbQuery } from './harness.mjs';
+import { api, unique, createOrg } from './management.mjs';
+
+export const mcpUrl = env.PORTCULLIS_DEMO_MCP_URL;
+export const resourceId = env.PORTCULLIS_DEMO_RESOURCE_ID;
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// An organization holding a verified domain (verified on the administrator's word).
+export async function orgWithDomain(prefix = 'sso') {
+  const org = await createOrg();
+  const domain = `${prefix}-${unique()}.com`;
+  const d = await api('POST', `/api/v1/organizations/${org.id}/domains`, { json: { domain } });
+  assert.equal(d.status, 201, d.text);
+  const v = await api('POST', `/api/v1/organizations/${org.id}/domains/${d.json.id}/verify`, { json: { method: 'admin' } });
+  assert.equal(v.status, 200, v.text);
+  return { org, domain };
+}
+
+// The user.login.failed event of this organization whose reason is `reason` (events are
+// written after the response, so wait a little).
+export async function failureEvent(orgId, reason) {
+  for (let i = 0; i < 40; i++) {
+    const rows = dbQuery(`SELECT data FROM events WHERE type = 'user.login.failed' AND organization_id = '${orgId}'`);
+    const hit = rows.map(([d]) => JSON.parse(d)).find((d) => d.reason === reason);
+    if (hit) return hit;
+    await sleep(100);
+  }
+  assert.fail(`no user.login.failed event with reason ${reason} for ${orgId}`);
+}
+
+export const hasSession = (browser) => [...browser.cookies.keys()].some((k) => k.endsWith('portcullis_session'));
+
+// /oauth/authorize (a fresh DCR client of the demo resource, PKCE) with a login_hint of an SSO
+// domain: home-realm discovery skips the e-mail page and the redirects end at the IdP. Returns
+// that redirect, parsed.
+export async function toIdentityProvider(browser, email) {
+  const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
+    json: { client_name: 'SSO test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
+  assert.equal(reg.status, 201, reg.text);
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URL(`${baseUrl}/oauth/authorize`);
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
+    state: 'client-state', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    scope: 'demo:read', resource: mcpUrl, login_hint: email })) authorize.searchParams.set(k, v);
+  const r = await browser.follow(authorize.href);
+  assert.equal(r.status, 303, `${r.url}: ${r.html.slice(0, 500)}`);
+  return new URL(r.location);
+}
