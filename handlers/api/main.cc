@@ -1,11 +1,13 @@
 // portcullis-api: the management and listing API under /api/v1 (contract §7, §8).
 #include "api_clients.h"
 #include "api_domains.h"
+#include "api_events.h"
 #include "api_memberships.h"
 #include "api_organizations.h"
 #include "api_resource_clients.h"
 #include "api_resources.h"
 #include "api_users.h"
+#include "api_webhooks.h"
 #include "management/bearer_auth.h"
 #include "server/worker_main.h"
 
@@ -22,6 +24,8 @@ void install_routes(server::App& app) {
   api_worker::install_membership_routes(app);
   api_worker::install_user_routes(app);
   api_worker::install_domain_routes(app);
+  api_worker::install_event_routes(app);
+  api_worker::install_webhook_routes(app);
 }
 
 }  // namespace

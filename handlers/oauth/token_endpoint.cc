@@ -117,7 +117,7 @@ Result<http::Response> token_endpoint(server::Context& ctx) {
       }
       return issued.status();
     }
-    events::Event e = ctx.event("token.issued");
+    events::Event e = ctx.event(events::type::kTokenIssued);
     e.client_id = issued->client_id;
     e.data["grant_type"] = "client_credentials";
     e.data["scope"] = issued->scope;

@@ -11,12 +11,24 @@
 #include <vector>
 
 #include "core/status.h"
+#include "events/types.h"
 #include "store/db.h"
 
 namespace portcullis::events {
 
+// Who an event is about, besides where it came from (ip, user agent).
+struct Subjects {
+  std::string organization_id;
+  std::string user_id;
+  std::string resource_id;
+  std::string client_id;
+};
+
 struct Event {
-  std::string type;  // "token.issued", "user.login.succeeded", ...
+  // An event of a declared type (types.def) with nothing else filled in.
+  static Event of(const EventType& type, Subjects subjects = {});
+
+  std::string type;  // a declared EventType's name: "token.issued", "user.login.succeeded", ...
   std::string organization_id;
   std::string user_id;
   std::string resource_id;
@@ -33,6 +45,8 @@ class Recorder {
  public:
   static constexpr size_t kRowsPerInsert = 100;
 
+  // Stamps and queues an event. Its type must be declared (types.def) and its data members
+  // declared for that type: anything else is logged as a programming error (and still kept).
   void add(Event event);
   bool empty() const { return pending_.empty(); }
   size_t size() const { return pending_.size(); }

@@ -26,12 +26,19 @@ std::string join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-events::Event Context::event(std::string type) const {
-  events::Event e;
-  e.type = std::move(type);
+events::Event Context::event(const events::EventType& type, events::Subjects subjects) const {
+  events::Event e = events::Event::of(type, std::move(subjects));
   e.ip = request.remote_addr;
   e.user_agent = request.header("user-agent").value_or("");
   return e;
+}
+
+void Context::record(const events::EventType& type, events::Subjects subjects, Json::Value data) {
+  events::Event e = event(type, std::move(subjects));
+  e.data = std::move(data);
+  if (!e.data.isObject()) e.data = Json::Value(Json::objectValue);
+  if (caller.kind != Caller::Kind::kAnonymous && !caller.id.empty()) e.data["by"] = caller.id;
+  events.add(std::move(e));
 }
 
 void App::add(std::string method, std::string_view pattern, Route route) {

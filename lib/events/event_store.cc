@@ -1,0 +1,337 @@
+#include "events/event_store.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/ids.h"
+#include "core/time.h"
+#include "events/types.h"
+#include "format/json.h"
+#include "organizations/organization_store.h"
+
+namespace portcullis::events {
+namespace {
+
+constexpr const char* kEventColumns =
+    "id, type, occurred_at, organization_id, user_id, resource_id, client_id, ip, user_agent, "
+    "data";
+constexpr size_t kMaxTypes = 50;
+
+bool digits(std::string_view s, size_t pos, size_t n) {
+  if (pos + n > s.size()) return false;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+int number(std::string_view s, size_t pos, size_t n) {
+  int v = 0;
+  for (size_t i = pos; i < pos + n; ++i) v = v * 10 + (s[i] - '0');
+  return v;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+std::vector<std::string> split_commas(std::string_view text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t comma = text.find(',', i);
+    if (comma == std::string_view::npos) comma = text.size();
+    out.emplace_back(text.substr(i, comma - i));
+    i = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> split_spaces(std::string_view text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t space = text.find(' ', i);
+    if (space == std::string_view::npos) space = text.size();
+    if (space > i) out.emplace_back(text.substr(i, space - i));
+    i = space + 1;
+  }
+  return out;
+}
+
+void set_text(Json::Value& v, const char* key, const store::Row& row, size_t i) {
+  if (!row.is_null(i) && !row.str(i).empty()) v[key] = row.str(i);
+}
+
+}  // namespace
+
+Result<std::string> rfc3339_to_db_time(std::string_view s) {
+  const Status bad = Status::invalid_argument(
+      "times must be RFC 3339 date-times such as 2026-11-21T10:00:00Z");
+  // YYYY-MM-DDTHH:MM:SS
+  if (s.size() < 20 || s.size() > 40 || !digits(s, 0, 4) || s[4] != '-' || !digits(s, 5, 2) ||
+      s[7] != '-' || !digits(s, 8, 2) || (s[10] != 'T' && s[10] != 't') || !digits(s, 11, 2) ||
+      s[13] != ':' || !digits(s, 14, 2) || s[16] != ':' || !digits(s, 17, 2)) {
+    return bad;
+  }
+  int year = number(s, 0, 4), month = number(s, 5, 2), day = number(s, 8, 2);
+  int hour = number(s, 11, 2), minute = number(s, 14, 2), second = number(s, 17, 2);
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (year < 1970 || month < 1 || month > 12 || day < 1) return bad;
+  int month_days = kDays[month - 1] + (month == 2 && leap(year) ? 1 : 0);
+  if (day > month_days || hour > 23 || minute > 59 || second > 60) return bad;
+  if (second == 60) second = 59;  // a leap second: the last representable instant
+  size_t pos = 19;
+  int64_t micros = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    size_t start = pos;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
+    size_t n = pos - start;
+    if (n == 0 || n > 9) return bad;
+    for (size_t i = 0; i < 6; ++i) micros = micros * 10 + (i < n ? s[start + i] - '0' : 0);
+  }
+  if (pos >= s.size()) return bad;
+  int offset_minutes = 0;
+  if (s[pos] == 'Z' || s[pos] == 'z') {
+    ++pos;
+  } else if (s[pos] == '+' || s[pos] == '-') {
+    if (!digits(s, pos + 1, 2) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
+        !digits(s, pos + 4, 2)) {
+      return bad;
+    }
+    int oh = number(s, pos + 1, 2), om = number(s, pos + 4, 2);
+    if (oh > 23 || om > 59) return bad;
+    offset_minutes = (s[pos] == '+' ? 1 : -1) * (oh * 60 + om);
+    pos += 6;
+  } else {
+    return bad;
+  }
+  if (pos != s.size()) return bad;
+  int64_t seconds = days_from_civil(year, static_cast<unsigned>(month),
+                                    static_cast<unsigned>(day)) *
+                        86400 +
+                    hour * 3600 + minute * 60 + second - offset_minutes * 60;
+  if (seconds < 0 || seconds > 253402300799) return bad;  // 9999-12-31T23:59:59Z
+  std::string base = unix_to_rfc3339(seconds);            // "YYYY-MM-DDTHH:MM:SSZ"
+  char frac[8];
+  std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros));
+  return base.substr(0, 10) + " " + base.substr(11, 8) + frac;
+}
+
+Result<EventFilter> parse_event_filter(const http::Form& query) {
+  static const std::set<std::string, std::less<>> kKnown = {
+      "types",     "user_id",    "organization_id", "resource_id", "client_id",
+      "start_time", "end_time",  "page_size",       "page_token"};
+  std::set<std::string> seen;
+  for (const auto& [name, value] : query.all()) {
+    if (!kKnown.count(name)) continue;  // unknown parameters are ignored, as elsewhere
+    if (!seen.insert(name).second) return Status::invalid_argument(name + " is repeated");
+  }
+  EventFilter f;
+  if (auto types = query.get("types"); types && !types->empty()) {
+    std::set<std::string> unique;
+    for (std::string& t : split_commas(*types)) {
+      if (!find_type(t)) {
+        return Status::invalid_argument("types: unknown event type \"" + t.substr(0, 64) + "\"");
+      }
+      if (unique.insert(t).second) f.types.push_back(std::move(t));
+    }
+    if (f.types.size() > kMaxTypes) {
+      return Status::invalid_argument("types: at most " + std::to_string(kMaxTypes) + " types");
+    }
+  }
+  if (auto v = query.get("user_id"); v && !v->empty()) {
+    if (!is_valid_id(*v, "usr_")) return Status::invalid_argument("user_id is not a user id");
+    f.user_id = *v;
+  }
+  if (auto v = query.get("organization_id"); v && !v->empty()) {
+    PORTCULLIS_RETURN_IF_ERROR(organizations::check_organization_id(*v));
+    f.organization_id = *v;
+  }
+  if (auto v = query.get("resource_id"); v && !v->empty()) {
+    if (!is_valid_id(*v, "res_")) {
+      return Status::invalid_argument("resource_id is not a resource id");
+    }
+    f.resource_id = *v;
+  }
+  if (auto v = query.get("client_id"); v && !v->empty()) {
+    if (v->size() > 2048) return Status::invalid_argument("client_id is too long");
+    f.client_id = *v;
+  }
+  for (auto [name, out] : {std::pair<const char*, std::string*>{"start_time", &f.start_time},
+                           {"end_time", &f.end_time}}) {
+    if (auto v = query.get(name); v && !v->empty()) {
+      auto t = rfc3339_to_db_time(*v);
+      if (!t) return Status::invalid_argument(std::string(name) + ": " + t.status().message());
+      *out = *t;
+    }
+  }
+  if (!f.start_time.empty() && !f.end_time.empty() && f.start_time >= f.end_time) {
+    return Status::invalid_argument("start_time must be before end_time");
+  }
+  return f;
+}
+
+paging::Listing event_listing(const EventFilter& f) {
+  std::string filter = "types=";
+  for (size_t i = 0; i < f.types.size(); ++i) filter += (i ? "," : "") + f.types[i];
+  filter += "&user_id=" + f.user_id + "&organization_id=" + f.organization_id +
+            "&resource_id=" + f.resource_id + "&client_id=" + http::url_encode(f.client_id) +
+            "&start_time=" + f.start_time + "&end_time=" + f.end_time;
+  return {"events", filter};
+}
+
+Json::Value event_json(const store::Row& row) {
+  Json::Value v(Json::objectValue);
+  v["id"] = row.str(0);
+  v["type"] = row.str(1);
+  v["occurred_at"] = db_time_to_rfc3339(row.str(2));
+  set_text(v, "organization_id", row, 3);
+  set_text(v, "user_id", row, 4);
+  set_text(v, "resource_id", row, 5);
+  set_text(v, "client_id", row, 6);
+  set_text(v, "ip", row, 7);
+  set_text(v, "user_agent", row, 8);
+  auto data = json::parse(row.str(9));
+  v["data"] = data && data->isObject() ? *data : Json::Value(Json::objectValue);
+  return v;
+}
+
+Result<paging::Page<store::Row>> EventStore::list(const EventFilter& f,
+                                                  const paging::PageRequest& request,
+                                                  const paging::TokenCodec& codec) {
+  paging::KeysetQuery q;
+  q.columns = kEventColumns;
+  q.from = "events";
+  q.time_column = "occurred_at";
+  q.newest_first = true;
+  std::string where;
+  auto add = [&](const char* condition) {
+    if (!where.empty()) where += " AND ";
+    where += condition;
+  };
+  if (!f.types.empty()) {
+    std::string in = "type IN (";
+    for (size_t i = 0; i < f.types.size(); ++i) {
+      in += i ? ", ?" : "?";
+      q.params.emplace_back(f.types[i]);
+    }
+    add((in + ")").c_str());
+  }
+  if (!f.user_id.empty()) add("user_id = ?"), q.params.emplace_back(f.user_id);
+  if (!f.organization_id.empty()) {
+    add("organization_id = ?"), q.params.emplace_back(f.organization_id);
+  }
+  if (!f.resource_id.empty()) add("resource_id = ?"), q.params.emplace_back(f.resource_id);
+  if (!f.client_id.empty()) add("client_id = ?"), q.params.emplace_back(f.client_id);
+  if (!f.start_time.empty()) add("occurred_at >= ?"), q.params.emplace_back(f.start_time);
+  if (!f.end_time.empty()) add("occurred_at < ?"), q.params.emplace_back(f.end_time);
+  q.where = where;
+  return paging::fetch_page(db_, q, request, codec);
+}
+
+Result<Json::Value> EventStore::user_access(const std::string& user_id, int max_events) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT type, occurred_at, resource_id, data FROM events "
+                "WHERE user_id = ? AND type IN ('consent.granted', 'token.issued', "
+                "'token.refreshed', 'token.validated') "
+                "ORDER BY occurred_at DESC, id DESC LIMIT ?",
+                {user_id, static_cast<int64_t>(max_events)}));
+  struct Access {
+    std::string grant_time, last_used_time, failure_time, failure_result, failure_required;
+    int64_t validations = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Access> access;
+  // Oldest first, so that "last" is simply the latest assignment.
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+    const store::Row& r = *it;
+    const std::string& type = r.str(0);
+    const std::string time = db_time_to_rfc3339(r.str(1));
+    const std::string& resource = r.str(2);
+    auto data = json::parse(r.str(3));
+    if (!data || !data->isObject() || resource.empty()) continue;
+    if (type == "consent.granted" || type == "token.issued" || type == "token.refreshed") {
+      std::vector<std::string> scopes;
+      if ((*data)["scopes"].isArray()) {
+        for (const auto& s : (*data)["scopes"]) {
+          if (s.isString()) scopes.push_back(s.asString());
+        }
+      } else if ((*data)["scope"].isString()) {
+        scopes = split_spaces((*data)["scope"].asString());
+      }
+      for (const auto& s : scopes) {
+        Access& a = access[{resource, s}];
+        if (type == "consent.granted" || a.grant_time.empty()) a.grant_time = time;
+      }
+      continue;
+    }
+    // token.validated: every scope the token carried was used (or refused, when the request
+    // needed a scope it lacks: that failure is filed under each missing scope).
+    const std::string result = (*data)["result"].asString();
+    const std::string required = (*data)["scopes_required"].asString();
+    int64_t count = (*data)["count"].isIntegral() ? (*data)["count"].asInt64() : 1;
+    std::vector<std::string> granted = split_spaces((*data)["scopes_granted"].asString());
+    for (const auto& s : granted) {
+      Access& a = access[{resource, s}];
+      a.validations += count;
+      if (result == "allowed") a.last_used_time = time;
+    }
+    if (result != "allowed") {
+      for (const auto& s : split_spaces(required)) {
+        if (std::find(granted.begin(), granted.end(), s) != granted.end()) continue;
+        Access& a = access[{resource, s}];
+        a.failure_time = time;
+        a.failure_result = result;
+        a.failure_required = required;
+      }
+    }
+  }
+  Json::Value out(Json::objectValue);
+  out["user_id"] = user_id;
+  out["access"] = Json::Value(Json::arrayValue);
+  for (const auto& [key, a] : access) {
+    Json::Value v(Json::objectValue);
+    v["resource_id"] = key.first;
+    v["scope"] = key.second;
+    if (!a.grant_time.empty()) v["grant_time"] = a.grant_time;
+    if (!a.last_used_time.empty()) v["last_used_time"] = a.last_used_time;
+    v["validation_count"] = static_cast<Json::Int64>(a.validations);
+    if (!a.failure_time.empty()) {
+      Json::Value f(Json::objectValue);
+      f["time"] = a.failure_time;
+      f["result"] = a.failure_result;
+      if (!a.failure_required.empty()) f["scopes_required"] = a.failure_required;
+      v["last_failure"] = f;
+    }
+    out["access"].append(v);
+  }
+  return out;
+}
+
+Result<int64_t> EventStore::prune_before(const std::string& cutoff, int batch) {
+  int64_t total = 0;
+  while (true) {
+    // Oldest first through events_time: each statement locks at most `batch` rows (and their
+    // outbox rows, by cascade) for a moment.
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        uint64_t n, db_.execute("DELETE FROM events WHERE occurred_at < ? ORDER BY occurred_at "
+                                "LIMIT ?",
+                                {cutoff, static_cast<int64_t>(batch)}));
+    total += static_cast<int64_t>(n);
+    if (n < static_cast<uint64_t>(batch)) return total;
+  }
+}
+
+}  // namespace portcullis::events
