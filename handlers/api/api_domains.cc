@@ -184,7 +184,8 @@ Result<http::Response> delete_domain(Context& ctx) {
   PORTCULLIS_RETURN_IF_ERROR(store.remove(org, d.id));
   Json::Value data(Json::objectValue);
   data["status"] = d.verified ? "verified" : "pending";
-  ctx.record(events::type::kDomainDeleted, {.organization_id = d.organization_id}, domain_data(d, data));
+  ctx.record(events::type::kDomainDeleted, {.organization_id = d.organization_id},
+             domain_data(d, data));
   return http::Response::empty(204);
 }
 

@@ -9,7 +9,6 @@ namespace {
 
 using server::Context;
 
-
 Result<http::Response> put_membership(Context& ctx) {
   std::string organization_id = ctx.request.path_param("organization_id");
   std::string user_id = ctx.request.path_param("user_id");
@@ -32,7 +31,8 @@ Result<http::Response> delete_membership(Context& ctx) {
   std::string user_id = ctx.request.path_param("user_id");
   PORTCULLIS_RETURN_IF_ERROR(
       organizations::MembershipStore(ctx.services.db).remove(organization_id, user_id));
-  ctx.record(events::type::kMembershipDeleted, {.organization_id = organization_id, .user_id = user_id});
+  ctx.record(events::type::kMembershipDeleted,
+             {.organization_id = organization_id, .user_id = user_id});
   return http::Response::empty(204);
 }
 

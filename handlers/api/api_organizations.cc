@@ -48,7 +48,6 @@ Result<organizations::OrganizationFields> read_fields(const Json::Value& body) {
   return f;
 }
 
-
 Result<http::Response> create_organization(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(auto fields, read_fields(body));

@@ -102,7 +102,6 @@ oauth::ResourceStore resource_store(Context& ctx) {
   return oauth::ResourceStore(ctx.services.db, ctx.services.config.max_token_lifetime_seconds);
 }
 
-
 Result<http::Response> create_resource(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::ResourceFields fields, read_fields(body));

@@ -25,7 +25,6 @@ Result<Json::Value> full_json(Context& ctx, const User& u) {
   return user_json(u, memberships[u.id]);
 }
 
-
 Result<http::Response> create_user(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(identity::UserFields fields, read_user_fields(body));
@@ -53,8 +52,7 @@ Result<http::Response> update_user(Context& ctx) {
   data["fields"] = Json::Value(Json::arrayValue);
   for (const auto& key : body.getMemberNames()) data["fields"].append(key);
   ctx.record(events::type::kUserUpdated, {.user_id = u.id}, data);
-  if (before.active && !u.active)
-    ctx.record(events::type::kUserDeactivated, {.user_id = u.id});
+  if (before.active && !u.active) ctx.record(events::type::kUserDeactivated, {.user_id = u.id});
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value out, full_json(ctx, u));
   return http::Response::json(200, out);
 }

@@ -16,13 +16,14 @@ WebhookStore store_of(Context& ctx) {
   return WebhookStore(ctx.services.db, ctx.services.master_key);
 }
 
-std::string path_id(Context& ctx) { return ctx.request.path_param("webhook_id"); }
+std::string path_id(Context& ctx) {
+  return ctx.request.path_param("webhook_id");
+}
 
 Result<http::Response> create_webhook(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      webhooks::WebhookFields fields,
-      webhooks::read_fields(body, true, ctx.services.config.is_local()));
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::WebhookFields fields,
+                              webhooks::read_fields(body, true, ctx.services.config.is_local()));
   PORTCULLIS_ASSIGN_OR_RETURN(WebhookStore::Created created, store_of(ctx).create(fields));
   Json::Value out = webhooks::to_json(created.webhook);
   out["secret"] = created.secret;
@@ -53,9 +54,8 @@ Result<http::Response> list_webhooks(Context& ctx) {
 
 Result<http::Response> update_webhook(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      webhooks::WebhookFields fields,
-      webhooks::read_fields(body, false, ctx.services.config.is_local()));
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::WebhookFields fields,
+                              webhooks::read_fields(body, false, ctx.services.config.is_local()));
   PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store_of(ctx).update(path_id(ctx), fields));
   Json::Value data(Json::objectValue);
   data["webhook_id"] = w.id;
@@ -113,8 +113,8 @@ Result<http::Response> replay(Context& ctx) {
     if (!body["delivery_id"].isString()) {
       return Status::invalid_argument("delivery_id must be a string");
     }
-    PORTCULLIS_ASSIGN_OR_RETURN(queued,
-                                store.replay_delivery(path_id(ctx), body["delivery_id"].asString()));
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        queued, store.replay_delivery(path_id(ctx), body["delivery_id"].asString()));
   } else {
     if (!body["since"].isString()) return Status::invalid_argument("since must be a string");
     auto time = events::rfc3339_to_db_time(body["since"].asString());
@@ -134,11 +134,12 @@ Result<http::Response> list_deliveries(Context& ctx) {
       ctx, listing, "deliveries",
       [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
         paging::KeysetQuery q{
-            .columns = "id, event_id, state, attempts, last_status, last_error, "
-                       "next_attempt_at, (SELECT JSON_ARRAYAGG(JSON_OBJECT('attempt', attempt, "
-                       "'attempted_at', attempted_at, 'status_code', status_code, 'latency_ms', "
-                       "latency_ms, 'error', error, 'response_excerpt', response_excerpt)) FROM "
-                       "webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
+            .columns =
+                "id, event_id, state, attempts, last_status, last_error, "
+                "next_attempt_at, (SELECT JSON_ARRAYAGG(JSON_OBJECT('attempt', attempt, "
+                "'attempted_at', attempted_at, 'status_code', status_code, 'latency_ms', "
+                "latency_ms, 'error', error, 'response_excerpt', response_excerpt)) FROM "
+                "webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
             .from = "webhook_deliveries",
             .where = "webhook_id = ?",
             .params = {id},

@@ -22,7 +22,9 @@ namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
 
-void on_signal(int) { g_stop = 1; }
+void on_signal(int) {
+  g_stop = 1;
+}
 
 // Sleeps up to `ms`, waking early on a stop.
 void nap(int64_t ms) {

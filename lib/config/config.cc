@@ -243,8 +243,7 @@ Result<Config> from_settings(const Settings& s) {
   PORTCULLIS_ASSIGN_OR_RETURN(c.dpop_iat_leeway_seconds,
                               parse_int(s, "PORTCULLIS_DPOP_IAT_LEEWAY_SECONDS", 60, 1, 3600));
   PORTCULLIS_RETURN_IF_ERROR(load_smtp(s, c.smtp));
-  if (const std::string schedule = get(s, "PORTCULLIS_WEBHOOK_RETRY_SCHEDULE");
-      !schedule.empty()) {
+  if (const std::string schedule = get(s, "PORTCULLIS_WEBHOOK_RETRY_SCHEDULE"); !schedule.empty()) {
     c.webhooks.retry_schedule_seconds.clear();
     for (std::string_view rest = schedule; !rest.empty();) {
       size_t comma = rest.find(',');

@@ -43,7 +43,9 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
-bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool leap(int y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 std::vector<std::string> split_commas(std::string_view text) {
   std::vector<std::string> out;
@@ -76,8 +78,8 @@ void set_text(Json::Value& v, const char* key, const store::Row& row, size_t i) 
 }  // namespace
 
 Result<std::string> rfc3339_to_db_time(std::string_view s) {
-  const Status bad = Status::invalid_argument(
-      "times must be RFC 3339 date-times such as 2026-11-21T10:00:00Z");
+  const Status bad =
+      Status::invalid_argument("times must be RFC 3339 date-times such as 2026-11-21T10:00:00Z");
   // YYYY-MM-DDTHH:MM:SS
   if (s.size() < 20 || s.size() > 40 || !digits(s, 0, 4) || s[4] != '-' || !digits(s, 5, 2) ||
       s[7] != '-' || !digits(s, 8, 2) || (s[10] != 'T' && s[10] != 't') || !digits(s, 11, 2) ||
@@ -118,10 +120,9 @@ Result<std::string> rfc3339_to_db_time(std::string_view s) {
     return bad;
   }
   if (pos != s.size()) return bad;
-  int64_t seconds = days_from_civil(year, static_cast<unsigned>(month),
-                                    static_cast<unsigned>(day)) *
-                        86400 +
-                    hour * 3600 + minute * 60 + second - offset_minutes * 60;
+  int64_t seconds =
+      days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
+      hour * 3600 + minute * 60 + second - offset_minutes * 60;
   if (seconds < 0 || seconds > 253402300799) return bad;  // 9999-12-31T23:59:59Z
   std::string base = unix_to_rfc3339(seconds);            // "YYYY-MM-DDTHH:MM:SSZ"
   char frac[8];
@@ -131,8 +132,8 @@ Result<std::string> rfc3339_to_db_time(std::string_view s) {
 
 Result<EventFilter> parse_event_filter(const http::Form& query) {
   static const std::set<std::string, std::less<>> kKnown = {
-      "types",     "user_id",    "organization_id", "resource_id", "client_id",
-      "start_time", "end_time",  "page_size",       "page_token"};
+      "types",      "user_id",  "organization_id", "resource_id", "client_id",
+      "start_time", "end_time", "page_size",       "page_token"};
   std::set<std::string> seen;
   for (const auto& [name, value] : query.all()) {
     if (!kKnown.count(name)) continue;  // unknown parameters are ignored, as elsewhere

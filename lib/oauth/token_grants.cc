@@ -84,8 +84,7 @@ events::Event token_event(server::Context& ctx, const events::EventType& type, c
 // being pruned while they are in use).
 void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const Grant& grant,
                           const UserTokens& out, const events::EventType& type,
-                          const char* grant_type,
-                          const std::string& dpop_jkt) {
+                          const char* grant_type, const std::string& dpop_jkt) {
   events::Event e = token_event(ctx, type, grant);
   e.data["grant_type"] = grant_type;
   e.data["scope"] = out.scope;
@@ -234,7 +233,8 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, events::type::kTokenIssued, "authorization_code", dpop_jkt);
+  record_tokens_issued(ctx, client, grant, out, events::type::kTokenIssued, "authorization_code",
+                       dpop_jkt);
   return out;
 }
 
@@ -310,7 +310,8 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, events::type::kTokenRefreshed, "refresh_token", dpop_jkt);
+  record_tokens_issued(ctx, client, grant, out, events::type::kTokenRefreshed, "refresh_token",
+                       dpop_jkt);
   return out;
 }
 

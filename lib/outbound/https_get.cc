@@ -269,7 +269,8 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
             set(h, CURLOPT_TIMEOUT_MS, static_cast<long>(remaining.count())) &&
             set(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_timeout.count())) &&
             set(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_body_bytes)) &&
-            set(h, CURLOPT_USERAGENT, post ? "Portcullis-Webhooks/0.1" : "Portcullis/0.1 (outbound fetch)") &&
+            set(h, CURLOPT_USERAGENT,
+                post ? "Portcullis-Webhooks/0.1" : "Portcullis/0.1 (outbound fetch)") &&
             set(h, CURLOPT_HTTPHEADER, headers.get()) &&
             set(h, CURLOPT_OPENSOCKETFUNCTION, on_open_socket) &&
             set(h, CURLOPT_OPENSOCKETDATA, &transfer) && set(h, CURLOPT_WRITEFUNCTION, on_body) &&
@@ -329,8 +330,7 @@ Result<Response> https_get(std::string_view url, const Options& options) {
   return perform(url, nullptr, options);
 }
 
-Result<Response> https_post(std::string_view url, const PostRequest& post,
-                            const Options& options) {
+Result<Response> https_post(std::string_view url, const PostRequest& post, const Options& options) {
   return perform(url, &post, options);
 }
 

@@ -9,6 +9,7 @@
 #include "events/event_store.h"
 #include "format/json.h"
 #include "log/log.h"
+#include "webhooks/signing.h"
 #include "webhooks/webhook_store.h"
 
 namespace portcullis::webhooks {
@@ -58,9 +59,9 @@ int64_t retry_delay_ms(const std::vector<int64_t>& schedule, int attempts) {
   return static_cast<int64_t>(static_cast<double>(schedule[attempts - 1]) * 1000.0 * jitter());
 }
 
-Attempt post_message(const std::string& url, const std::string& message_id,
-                     const std::string& body, const std::vector<std::string>& keys,
-                     int64_t timestamp, const outbound::Options& options) {
+Attempt post_message(const std::string& url, const std::string& message_id, const std::string& body,
+                     const std::vector<std::string>& keys, int64_t timestamp,
+                     const outbound::Options& options) {
   outbound::PostRequest post;
   post.body = body;
   post.headers = {{"webhook-id", message_id},
@@ -170,27 +171,38 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
                                    {"status", static_cast<long long>(a.status)},
                                    {"ms", static_cast<long long>(a.latency_ms)},
                                    {"error", a.error}});
+    // NULL when there was no response / no error.
+    auto status_value = [&]() -> store::Value {
+      if (a.status == 0) return nullptr;
+      return static_cast<int64_t>(a.status);
+    };
+    const std::string error_text = a.ok()             ? ""
+                                   : !a.error.empty() ? a.error.substr(0, 255)
+                                                      : "HTTP " + std::to_string(a.status);
+    auto error_value = [&]() -> store::Value {
+      if (error_text.empty()) return nullptr;
+      return error_text;
+    };
+    auto excerpt_value = [&]() -> store::Value {
+      if (a.excerpt.empty()) return nullptr;
+      return a.excerpt;
+    };
     (void)db_.execute(
         "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, "
         "latency_ms, error, response_excerpt) VALUES (?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)",
-        {id, static_cast<int64_t>(now_attempts),
-         a.status ? store::Value(static_cast<int64_t>(a.status)) : store::Value(nullptr),
-         a.latency_ms, a.error.empty() ? store::Value(nullptr) : store::Value(a.error.substr(0, 255)),
-         a.excerpt.empty() ? store::Value(nullptr) : store::Value(a.excerpt)});
-    store::Value last_status =
-        a.status ? store::Value(static_cast<int64_t>(a.status)) : store::Value(nullptr);
-    store::Value last_error = a.ok() ? store::Value(nullptr)
-                              : !a.error.empty() ? store::Value(a.error.substr(0, 255))
-                                                 : store::Value("HTTP " + std::to_string(a.status));
+        {id, static_cast<int64_t>(now_attempts), status_value(), a.latency_ms,
+         a.error.empty() ? store::Value(nullptr) : store::Value(a.error.substr(0, 255)),
+         excerpt_value()});
     if (a.ok()) {
       (void)db_.execute(
           "UPDATE webhook_deliveries SET state = 'delivered', attempts = ?, claim = NULL, "
           "last_status = ?, last_error = NULL, update_time = UTC_TIMESTAMP(6) WHERE id = ? AND "
           "claim = ?",
-          {static_cast<int64_t>(now_attempts), last_status, id, claim});
-      (void)db_.execute("UPDATE webhooks SET failing_since = NULL WHERE id = ? AND "
-                        "failing_since IS NOT NULL",
-                        {webhook_id});
+          {static_cast<int64_t>(now_attempts), status_value(), id, claim});
+      (void)db_.execute(
+          "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND "
+          "failing_since IS NOT NULL",
+          {webhook_id});
       continue;
     }
     int64_t delay_ms = retry_delay_ms(config_.webhooks.retry_schedule_seconds, now_attempts);
@@ -199,21 +211,22 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
           "UPDATE webhook_deliveries SET state = 'failed', attempts = ?, claim = NULL, "
           "last_status = ?, last_error = ?, update_time = UTC_TIMESTAMP(6) WHERE id = ? AND "
           "claim = ?",
-          {static_cast<int64_t>(now_attempts), last_status, last_error, id, claim});
+          {static_cast<int64_t>(now_attempts), status_value(), error_value(), id, claim});
     } else {
       (void)db_.execute(
           "UPDATE webhook_deliveries SET attempts = ?, claim = NULL, last_status = ?, "
           "last_error = ?, next_attempt_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, "
           "update_time = UTC_TIMESTAMP(6) WHERE id = ? AND claim = ?",
-          {static_cast<int64_t>(now_attempts), last_status, last_error, delay_ms * 1000, id,
+          {static_cast<int64_t>(now_attempts), status_value(), error_value(), delay_ms * 1000, id,
            claim});
       auto next = db_.query("SELECT next_attempt_at FROM webhook_deliveries WHERE id = ?", {id});
       if (next && !next->empty()) held[webhook_id] = (*next)[0].str(0);
     }
     // The endpoint's failure clock; past the limit it is disabled.
-    (void)db_.execute("UPDATE webhooks SET failing_since = UTC_TIMESTAMP(6) WHERE id = ? AND "
-                      "failing_since IS NULL",
-                      {webhook_id});
+    (void)db_.execute(
+        "UPDATE webhooks SET failing_since = UTC_TIMESTAMP(6) WHERE id = ? AND "
+        "failing_since IS NULL",
+        {webhook_id});
     const bool was_failing = !r.is_null(8);
     if (was_failing && r.i64(8) >= config_.webhooks.disable_after_seconds) {
       auto disabled = db_.execute(
@@ -226,7 +239,7 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
         e.data["webhook_id"] = webhook_id;
         e.data["url"] = url;
         e.data["failing_since"] = db_time_to_rfc3339(r.str(9));
-        e.data["last_error"] = std::get<std::string>(last_error);
+        e.data["last_error"] = error_text;
         recorder.add(std::move(e));
         held[webhook_id] = db_now();
       }

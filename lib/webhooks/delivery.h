@@ -38,17 +38,17 @@ std::string payload(const Json::Value& event);
 
 // Result of one HTTP attempt.
 struct Attempt {
-  long status = 0;       // 0: no response
+  long status = 0;  // 0: no response
   int64_t latency_ms = 0;
-  std::string error;     // empty on a response
-  std::string excerpt;   // the start of the response body
+  std::string error;    // empty on a response
+  std::string excerpt;  // the start of the response body
   bool ok() const { return status >= 200 && status < 300; }
 };
 
 // Posts one signed message to `url` (the SSRF guard's rules per `options`).
-Attempt post_message(const std::string& url, const std::string& message_id,
-                     const std::string& body, const std::vector<std::string>& keys,
-                     int64_t timestamp, const outbound::Options& options);
+Attempt post_message(const std::string& url, const std::string& message_id, const std::string& body,
+                     const std::vector<std::string>& keys, int64_t timestamp,
+                     const outbound::Options& options);
 
 // The wait before attempt `attempts + 1` after `attempts` failures, with jitter; -1 when the
 // schedule is exhausted (give up).

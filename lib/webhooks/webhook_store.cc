@@ -125,12 +125,14 @@ Result<WebhookStore::Created> WebhookStore::create(const WebhookFields& fields) 
   Created out;
   out.webhook.id = new_id("whk_");
   out.secret = new_secret();
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string sealed, master_key_.seal(out.secret, aad(out.webhook.id)));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string sealed,
+                              master_key_.seal(out.secret, aad(out.webhook.id)));
   std::string now = db_now();
   PORTCULLIS_RETURN_IF_ERROR(
       db_.execute("INSERT INTO webhooks (id, url, event_types, enabled, secret_sealed, "
                   "create_time, update_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                  {out.webhook.id, *fields.url, types_json(fields.event_types.value_or({})),
+                  {out.webhook.id, *fields.url,
+                   types_json(fields.event_types.value_or(std::vector<std::string>{})),
                    fields.enabled.value_or(true), sealed, now, now})
           .status());
   PORTCULLIS_ASSIGN_OR_RETURN(out.webhook, get(out.webhook.id));
@@ -150,8 +152,8 @@ Result<paging::Page<Webhook>> WebhookStore::list(const paging::PageRequest& requ
                                                  const paging::TokenCodec& codec) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       paging::Page<store::Row> rows,
-      paging::fetch_page(db_, paging::KeysetQuery{.columns = kColumns, .from = "webhooks"},
-                         request, codec));
+      paging::fetch_page(db_, paging::KeysetQuery{.columns = kColumns, .from = "webhooks"}, request,
+                         codec));
   return paging::convert_page<Webhook>(
       std::move(rows), [](const store::Row& r) -> Result<Webhook> { return from_row(r); });
 }
@@ -201,15 +203,16 @@ Result<std::string> WebhookStore::rotate_secret(const std::string& id, int64_t o
   bool found = false;
   Status st = db_.transaction([&]() -> Status {
     PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows rows, db_.query("SELECT secret_sealed FROM webhooks WHERE id = ? FOR UPDATE",
-                                    {id}));
+        store::Rows rows,
+        db_.query("SELECT secret_sealed FROM webhooks WHERE id = ? FOR UPDATE", {id}));
     found = !rows.empty();
     if (!found) return Status::ok();
     return db_
-        .execute("UPDATE webhooks SET previous_secret_sealed = secret_sealed, "
-                 "previous_secret_expires_at = UTC_TIMESTAMP(6) + INTERVAL ? SECOND, "
-                 "secret_sealed = ?, update_time = UTC_TIMESTAMP(6) WHERE id = ?",
-                 {overlap_seconds, sealed, id})
+        .execute(
+            "UPDATE webhooks SET previous_secret_sealed = secret_sealed, "
+            "previous_secret_expires_at = UTC_TIMESTAMP(6) + INTERVAL ? SECOND, "
+            "secret_sealed = ?, update_time = UTC_TIMESTAMP(6) WHERE id = ?",
+            {overlap_seconds, sealed, id})
         .status();
   });
   PORTCULLIS_RETURN_IF_ERROR(st);
@@ -243,10 +246,10 @@ Result<int64_t> WebhookStore::replay_delivery(const std::string& id,
                   "WHERE id = ? AND webhook_id = ?",
                   {delivery_id, id}));
   if (n == 0) {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows rows, db_.query("SELECT 1 FROM webhook_deliveries WHERE id = ? AND "
-                                    "webhook_id = ?",
-                                    {delivery_id, id}));
+    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
+                                db_.query("SELECT 1 FROM webhook_deliveries WHERE id = ? AND "
+                                          "webhook_id = ?",
+                                          {delivery_id, id}));
     if (rows.empty()) return Status::not_found("no delivery " + delivery_id.substr(0, 64));
   }
   return 1;

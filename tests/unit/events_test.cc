@@ -49,13 +49,17 @@ BOOST_AUTO_TEST_CASE(every_contract_type_is_declared_once) {
     BOOST_TEST(!t->summary.empty());
   }
   // Contract §11's list.
-  for (const char* name :
-       {"user.login.succeeded", "user.login.failed", "consent.granted", "consent.denied",
-        "client.registered", "token.issued", "token.refreshed", "token.refresh_reuse_detected",
-        "token.revoked", "token.validated", "token.validation_failed", "scim.user.created",
-        "scim.user.updated", "scim.user.deactivated", "scim.user.deleted", "scim.group.created",
-        "scim.group.updated", "scim.group.deleted", "organization.created", "domain.verified",
-        "connection.created", "webhook.disabled"}) {
+  for (const char* name : {"user.login.succeeded",    "user.login.failed",
+                           "consent.granted",         "consent.denied",
+                           "client.registered",       "token.issued",
+                           "token.refreshed",         "token.refresh_reuse_detected",
+                           "token.revoked",           "token.validated",
+                           "token.validation_failed", "scim.user.created",
+                           "scim.user.updated",       "scim.user.deactivated",
+                           "scim.user.deleted",       "scim.group.created",
+                           "scim.group.updated",      "scim.group.deleted",
+                           "organization.created",    "domain.verified",
+                           "connection.created",      "webhook.disabled"}) {
     BOOST_TEST(events::find_type(name) != nullptr, name);
   }
   BOOST_TEST(events::find_type("token.nope") == nullptr);
@@ -93,16 +97,18 @@ BOOST_AUTO_TEST_CASE(rfc3339_times_become_utc_datetimes) {
 
 BOOST_AUTO_TEST_CASE(event_filters_are_checked) {
   auto f = events::parse_event_filter(
-      query("types=token.issued,consent.granted,token.issued&user_id=usr_" +
-            std::string(26, '0') + "&start_time=2026-01-01T00:00:00Z"));
+      query("types=token.issued,consent.granted,token.issued&user_id=usr_" + std::string(26, '0') +
+            "&start_time=2026-01-01T00:00:00Z"));
   BOOST_REQUIRE(f.is_ok());
   BOOST_TEST(f->types.size() == 2u);
   BOOST_TEST(f->start_time == "2026-01-01 00:00:00.000000");
-  for (const char* bad : {"types=token.nope", "types=token.issued,", "user_id=usr_x",
-                          "resource_id=org_" "00000000000000000000000000", "organization_id=x",
-                          "start_time=today", "end_time=2026-01-01",
-                          "start_time=2026-01-02T00:00:00Z&end_time=2026-01-01T00:00:00Z",
-                          "user_id=usr_00000000000000000000000000&user_id=usr_00000000000000000000000001"}) {
+  for (const char* bad :
+       {"types=token.nope", "types=token.issued,", "user_id=usr_x",
+        "resource_id=org_"
+        "00000000000000000000000000",
+        "organization_id=x", "start_time=today", "end_time=2026-01-01",
+        "start_time=2026-01-02T00:00:00Z&end_time=2026-01-01T00:00:00Z",
+        "user_id=usr_00000000000000000000000000&user_id=usr_00000000000000000000000001"}) {
     BOOST_TEST(!events::parse_event_filter(query(bad)).is_ok(), bad);
   }
   // Two filters never share page tokens.
@@ -114,9 +120,9 @@ BOOST_AUTO_TEST_CASE(event_filters_are_checked) {
 BOOST_AUTO_TEST_CASE(signatures_follow_standard_webhooks) {
   auto key = webhooks::secret_key("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
   BOOST_REQUIRE(key.is_ok());
-  BOOST_TEST(webhooks::sign(*key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330,
-                            R"({"test": 2432232314})") ==
-             "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+  BOOST_TEST(
+      webhooks::sign(*key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, R"({"test": 2432232314})") ==
+      "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
   std::string secret = webhooks::new_secret();
   BOOST_TEST(secret.rfind("whsec_", 0) == 0u);
   BOOST_TEST(webhooks::secret_key(secret).is_ok());
@@ -148,12 +154,12 @@ BOOST_AUTO_TEST_CASE(deliveries_refuse_private_and_metadata_addresses) {
   config.webhooks.timeout_ms = 1000;
   for (const char* address : {"127.0.0.1", "169.254.169.254", "10.1.2.3", "192.168.0.1", "::1"}) {
     outbound::Options options = webhooks::delivery_options(config);
-    options.resolver = [&](const std::string&, std::chrono::milliseconds)
-        -> Result<std::vector<outbound::IpAddress>> {
+    options.resolver = [&](const std::string&,
+                           std::chrono::milliseconds) -> Result<std::vector<outbound::IpAddress>> {
       return std::vector<outbound::IpAddress>{*outbound::parse_ip(address)};
     };
-    webhooks::Attempt a = webhooks::post_message("https://hooks.example.com/in", "msg_1", "{}",
-                                                 {"key"}, 1, options);
+    webhooks::Attempt a =
+        webhooks::post_message("https://hooks.example.com/in", "msg_1", "{}", {"key"}, 1, options);
     BOOST_TEST(a.status == 0);
     BOOST_TEST(a.error == "the host has no public address", address << ": " << a.error);
   }
