@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS webhooks (
 -- A delivery process claims due rows with SELECT … FOR UPDATE SKIP LOCKED and moves
 -- next_attempt_at past its lease, so a process that dies leaves them due again.
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
-  id              VARCHAR(40)  NOT NULL COLLATE utf8mb4_bin,
+  id              VARCHAR(64)  NOT NULL COLLATE utf8mb4_bin,  -- msg_<event ulid>_<endpoint ulid>
   webhook_id      VARCHAR(40)  NOT NULL COLLATE utf8mb4_bin,
   event_id        VARCHAR(40)  NOT NULL COLLATE utf8mb4_bin,
   state           VARCHAR(16)  NOT NULL,  -- pending | delivered | failed
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 -- response or the error.
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   id            BIGINT       NOT NULL AUTO_INCREMENT,
-  delivery_id   VARCHAR(40)  NOT NULL COLLATE utf8mb4_bin,
+  delivery_id   VARCHAR(64)  NOT NULL COLLATE utf8mb4_bin,
   attempt       INT          NOT NULL,
   attempted_at  DATETIME(6)  NOT NULL,
   status_code   INT          NULL,

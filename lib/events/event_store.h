@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/rfc3339.h"
 #include "core/status.h"
 #include "http/request.h"
 #include "paging/keyset.h"
@@ -33,9 +34,7 @@ struct EventFilter {
 // a repeated parameter, or start_time not before end_time.
 Result<EventFilter> parse_event_filter(const http::Form& query);
 
-// RFC 3339 date-time ("2026-11-21T10:00:00Z", "…T10:00:00.5+01:00") → the UTC DATETIME(6) text
-// ("2026-11-21 09:00:00.500000"); InvalidArgument for anything else.
-Result<std::string> rfc3339_to_db_time(std::string_view text);
+using portcullis::rfc3339_to_db_time;  // core/rfc3339.h
 
 // The paging listing a filter's tokens are bound to.
 paging::Listing event_listing(const EventFilter& filter);

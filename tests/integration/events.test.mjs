@@ -4,6 +4,7 @@
 // with each filter; paging newest first that stays stable while events arrive; 400s for bad
 // filters; the per-user scope access log; retention by the CLI.
 import { test, before, after } from 'node:test';
+import { createServer } from 'node:http';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { http, baseUrl, env, sleep, assertProblem, assertNoNulls, cli } from './harness.mjs';
@@ -21,17 +22,19 @@ const challengeOf = (v) => createHash('sha256').update(v).digest('base64url');
 let started; // RFC 3339, just before the flows
 const ids = {}; // what the flows made: user, resource, client, org, …
 let nginx;
+let upstream;
 
 // GET /api/v1/events?query, waiting (the event phase runs after each response) until at least
 // `min` events match `predicate`.
-async function eventsWhere(query, predicate = () => true, min = 1) {
+async function eventsWhere(query, predicate = () => true, min = 1, nudge = async () => {}) {
   let last;
   for (let i = 0; i < 60; i++) {
+    await nudge();
     last = await api('GET', `/api/v1/events?${query}`);
     assert.equal(last.status, 200, last.text);
     const hits = last.json.events.filter(predicate);
     if (hits.length >= min) return hits;
-    await sleep(100);
+    await sleep(150);
   }
   assert.fail(`no events for ${query}: ${last.text.slice(0, 500)}`);
 }
@@ -134,24 +137,30 @@ before(async () => {
   const sent = await b3.submit(login, 'email', { email: `ev-wrong-${unique()}@example.com` });
   await b3.submit(sent, 'code', { code: '000000' });
 
-  // The nginx auth_request validator in front of this test's MCP server.
+  // The nginx auth_request validator in front of this test's MCP server (a stub upstream).
+  upstream = createServer((req, res) => res.end('ok'));
+  await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const up = upstream.address().port;
   nginx = await startProtectedNginx({
     port, resourceId: ids.resource, name: `events-nginx-${port}`,
     serverBody: `${validateLocation('read', 'demo:read')}${validateLocation('write', 'demo:read demo:write')}
         location ${mcpPath} {
             auth_request /_portcullis/auth/read;
             include portcullis/mcp-protect.conf;
-            return 200 "ok";
+            proxy_pass http://127.0.0.1:${up};
         }
         location ${mcpPath}/write {
             auth_request /_portcullis/auth/write;
             include portcullis/mcp-protect.conf;
-            return 200 "ok";
+            proxy_pass http://127.0.0.1:${up};
         }`,
   });
 });
 
-after(() => nginx?.stop());
+after(async () => {
+  nginx?.stop();
+  await new Promise((resolve) => (upstream ? upstream.close(resolve) : resolve()));
+});
 
 test('events: every type produced by the flows is read back with its type and subject filters', async () => {
   const cases = [
@@ -235,13 +244,22 @@ test('events: the validator records token.validated per user and scope, and the 
   for (let i = 0; i < 3; i++) assert.equal((await call(mcpPath, t.json.access_token)).status, 200);
   assert.equal((await call(`${mcpPath}/write`, t.json.access_token)).status, 403);
   assert.equal((await call(mcpPath)).status, 401);
-  const ok = await eventsWhere(`types=token.validated&user_id=${ids.user}&resource_id=${ids.resource}`, (e) => e.data.result === 'allowed');
+  // The validator writes its counts at most once a second per worker, on a later request: keep
+  // a trickle of requests going while waiting.
+  const nudge = async () => void (await call(mcpPath));
+  const ok = await eventsWhere(`types=token.validated&user_id=${ids.user}&resource_id=${ids.resource}`, (e) => e.data.result === 'allowed', 1, nudge);
   assert.equal(ok[0].client_id, client.client_id);
   assert.equal(ok[0].data.scopes_required, 'demo:read');
   assert.equal(ok[0].data.scopes_granted, 'demo:read');
-  assert.ok(ok.reduce((n, e) => n + e.data.count, 0) >= 3);
-  await eventsWhere(`types=token.validated&user_id=${ids.user}`, (e) => e.data.result === 'insufficient_scope');
-  const failed = await eventsWhere(`types=token.validation_failed&resource_id=${ids.resource}`);
+  await eventsWhere(`types=token.validated&user_id=${ids.user}&resource_id=${ids.resource}`, () => true, 1, nudge);
+  for (let i = 0; i < 40; i++) {
+    const all = await api('GET', `/api/v1/events?types=token.validated&user_id=${ids.user}&resource_id=${ids.resource}&page_size=100`);
+    if (all.json.events.filter((e) => e.data.result === 'allowed').reduce((n, e) => n + e.data.count, 0) >= 3) break;
+    await nudge();
+    await sleep(250);
+  }
+  await eventsWhere(`types=token.validated&user_id=${ids.user}`, (e) => e.data.result === 'insufficient_scope', 1, nudge);
+  const failed = await eventsWhere(`types=token.validation_failed&resource_id=${ids.resource}`, () => true, 1, nudge);
   assert.equal(failed[0].data.reason, 'no_token');
   // The access log of the user.
   const r = await api('GET', `/api/v1/users/${ids.user}/access`);
