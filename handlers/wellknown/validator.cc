@@ -137,7 +137,11 @@ Result<http::Response> Validator::validate(Context& ctx) {
   if (authorization != request.headers.end()) facts.authorization = authorization->second;
   if (proof != request.headers.end()) facts.dpop_proof = proof->second;
   facts.method = gateway_param(request, "PORTCULLIS_ORIGINAL_METHOD");
-  facts.url = gateway_param(request, "PORTCULLIS_ORIGINAL_URL");
+  // htu: the resource's configured origin and the request target, never the Host header.
+  std::string_view request_target = gateway_param(request, "PORTCULLIS_ORIGINAL_URI");
+  if (request_target.empty()) request_target = gateway_param(request, "PORTCULLIS_ORIGINAL_URL");
+  const std::string url = validation::request_url(target->resource.server_url, request_target);
+  facts.url = url;
   Verdict verdict = target->verifier->verify(facts, scopes_, now, &target->cache);
 
   std::string_view failure;

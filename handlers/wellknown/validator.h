@@ -5,8 +5,11 @@
 //                                        protected location. FastCGI parameters (set by the
 //                                        snippet): PORTCULLIS_RESOURCE_ID,
 //                                        PORTCULLIS_REQUIRED_SCOPES (space-separated),
-//                                        PORTCULLIS_ORIGINAL_METHOD and PORTCULLIS_ORIGINAL_URL
-//                                        (for DPoP's htm/htu).
+//                                        PORTCULLIS_ORIGINAL_METHOD and PORTCULLIS_ORIGINAL_URI
+//                                        ($request_uri; for DPoP's htm and htu, which is the
+//                                        resource's configured origin + that target, never the
+//                                        Host header; an older snippet's absolute
+//                                        PORTCULLIS_ORIGINAL_URL gives its path only).
 //       204  X-Portcullis-Sub, -Client-Id, -Scope, -Org-Id (when set), -Email (when set),
 //            -Token-Type: nginx passes them upstream.
 //       401  WWW-Authenticate of contract §6 (nginx forwards it); for a DPoP-bound token

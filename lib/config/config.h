@@ -32,6 +32,9 @@ struct Config {
   DbConfig db;
   std::string master_key_file;
   int workers = 0;  // 0 = one per CPU
+  // The master's watchdog: a worker busy on one request longer than this is killed and
+  // replaced (runtime/watchdog.h). 0 = off.
+  int64_t worker_busy_limit_ms = 10000;
   std::string log_level = "info";
   std::string mode = "production";  // or "local" (mail to the outbox, relaxed checks for dev)
   std::string var_dir;              // local mode: where the outbox and runtime files live

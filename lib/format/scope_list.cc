@@ -1,6 +1,7 @@
 #include "format/scope_list.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace portcullis::format {
 namespace {
@@ -35,9 +36,12 @@ std::set<std::string> scope_set(std::string_view text) {
 }
 
 std::vector<std::string> scope_list(std::string_view text) {
+  // Repeats dropped with a set, order kept: linear in the text (a scope parameter can be
+  // nearly 1 MiB of distinct names before anyone is authenticated).
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
   each_scope(text, [&](std::string s) {
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+    if (seen.insert(s).second) out.push_back(std::move(s));
   });
   return out;
 }

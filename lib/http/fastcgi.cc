@@ -49,6 +49,13 @@ BodyRead read_request(FCGX_Request& fcgi, Request& out) {
       if (!value.empty()) out.headers[header_name_from_param(name)] = std::string(value);
     }
   }
+  // Bounded before anything else reads them (issue 9): a handler never sees more parameters or
+  // cookies than the limits of request.h. A malformed query string reads as empty, as before.
+  if (count_items(out.query_string, '&') > kMaxParameters) return BodyRead::kTooManyParameters;
+  if (auto cookies = out.headers.find("cookie");
+      cookies != out.headers.end() && count_items(cookies->second, ';') > kMaxCookies) {
+    return BodyRead::kTooManyCookies;
+  }
   if (auto q = parse_urlencoded(out.query_string)) out.query = std::move(q).value();
 
   std::string length_text = param(fcgi, "CONTENT_LENGTH");

@@ -11,9 +11,11 @@ namespace portcullis::http {
 
 enum class BodyRead {
   kOk,
-  kTooLarge,   // over kMaxBodyBytes: answer 413
-  kBadLength,  // CONTENT_LENGTH is not a number: answer 400
-  kTruncated,  // the peer sent less than CONTENT_LENGTH: answer 400
+  kTooLarge,           // over kMaxBodyBytes: answer 413
+  kBadLength,          // CONTENT_LENGTH is not a number: answer 400
+  kTruncated,          // the peer sent less than CONTENT_LENGTH: answer 400
+  kTooManyParameters,  // the query string has more than kMaxParameters: answer 400
+  kTooManyCookies,     // the Cookie header has more than kMaxCookies: answer 400
 };
 
 // Fills `out` from the params and reads the body (up to kMaxBodyBytes). The request line and

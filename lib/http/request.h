@@ -17,6 +17,12 @@ namespace portcullis::http {
 
 // Request bodies above this are refused with 413 (contract §0); nginx enforces it too.
 inline constexpr size_t kMaxBodyBytes = 1024 * 1024;
+// Hostile-input bounds, checked before any handler or authentication runs: a form body or a
+// query string with more parameters, or a Cookie header with more cookies, is refused with 400
+// in the family's shape. Every legitimate request uses a few dozen at most; the bounds keep the
+// work a request can cause linear and small (issue 9, bench/hostile).
+inline constexpr size_t kMaxParameters = 256;
+inline constexpr size_t kMaxCookies = 256;
 
 using Params = std::vector<std::pair<std::string, std::string>>;
 
@@ -39,8 +45,12 @@ class Form {
   Params params_;
 };
 
-// Decodes `a=1&b=x%20y+z`. Malformed percent escapes are an error, never a guess.
-Result<Form> parse_urlencoded(std::string_view text);
+// Decodes `a=1&b=x%20y+z`. Malformed percent escapes are an error, never a guess; so is a text
+// with more than `max_parameters` parameters (checked before anything is decoded).
+Result<Form> parse_urlencoded(std::string_view text, size_t max_parameters = kMaxParameters);
+// The number of non-empty `separator`-separated items in `text` (parameters of a form or query
+// string with '&', cookies of a Cookie header with ';'). Linear, allocates nothing.
+size_t count_items(std::string_view text, char separator);
 // Percent-decoding; `plus_is_space` for form bodies and query strings.
 Result<std::string> url_decode(std::string_view in, bool plus_is_space);
 std::string url_encode(std::string_view in);

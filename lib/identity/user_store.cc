@@ -196,15 +196,9 @@ Status UserStore::remove(const std::string& id) {
                                 db_.query("SELECT id FROM users WHERE id = ? FOR UPDATE", {id}));
     if (rows.empty()) return Status::not_found("no user " + id);
     PORTCULLIS_RETURN_IF_ERROR(organizations::MembershipStore(db_).remove_all_of_user(id));
-    // Revoked first, so their live access tokens stay on the deny-list until they expire.
-    PORTCULLIS_RETURN_IF_ERROR(
-        oauth::revoke_all_grants(db_, oauth::GrantsOf::kUser, id, "user_deleted", now));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE r FROM refresh_tokens r JOIN grants g ON r.grant_id = g.id "
-                    "WHERE g.user_id = ?",
-                    {id})
-            .status());
-    PORTCULLIS_RETURN_IF_ERROR(db_.execute("DELETE FROM grants WHERE user_id = ?", {id}).status());
+    // The grants are revoked, never deleted here: validators learn of the revocation from the
+    // grant rows, which GrantStore::prune removes once no access token they cover is valid.
+    PORTCULLIS_RETURN_IF_ERROR(oauth::revoke_grants_of_deleted_user(db_, id, now));
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM browser_sessions WHERE user_id = ?", {id}).status());
     PORTCULLIS_RETURN_IF_ERROR(

@@ -19,7 +19,9 @@ namespace portcullis::mail {
 namespace {
 
 constexpr long kConnectTimeoutSeconds = 5;
-constexpr long kTotalTimeoutSeconds = 15;
+// Below the worker watchdog's default limit (10 s, PORTCULLIS_WORKER_BUSY_LIMIT_MS): a slow mail
+// server fails the sign-in request with its own error page instead of getting the worker killed.
+constexpr long kTotalTimeoutSeconds = 8;
 
 struct CurlDeleter {
   void operator()(CURL* c) const { curl_easy_cleanup(c); }

@@ -152,8 +152,10 @@ Result<bool> GrantStore::is_access_token_revoked(const std::string& jti) {
 }
 
 Status GrantStore::prune(int64_t now) {
-  // Everything here is useless once expired; keep a day of slack for investigations.
-  const int64_t before = now - 86400;
+  // Everything here is useless once expired; keep a day of slack for investigations. A revoked
+  // grant carries its revocation to every validator's deny-list (grant_revocation.h), so it
+  // stays until no access token it covers can be valid: kRevokedGrantRetentionSeconds.
+  const int64_t before = now - kRevokedGrantRetentionSeconds;
   PORTCULLIS_RETURN_IF_ERROR(
       db_.execute("DELETE FROM access_tokens WHERE expires_at < ?", {before}).status());
   PORTCULLIS_RETURN_IF_ERROR(

@@ -6,6 +6,7 @@
 #include "core/time.h"
 #include "format/json.h"
 #include "format/metadata.h"
+#include "oauth/grant_revocation.h"
 #include "organizations/organization_store.h"
 #include "paging/counter.h"
 
@@ -162,6 +163,9 @@ Status MembershipStore::remove(const std::string& organization_id, const std::st
         db_.execute("DELETE FROM memberships WHERE organization_id = ? AND user_id = ?",
                     {organization_id, user_id}));
     if (deleted == 0) return not_found();
+    // Tokens the user holds through this organization (org_id) end with the membership.
+    PORTCULLIS_RETURN_IF_ERROR(oauth::revoke_grants_of_membership(
+        db_, organization_id, user_id, "membership_removed", unix_now()));
     return paging::add_to_count(db_, organization_id, user_id, -1);
   });
 }

@@ -5,6 +5,7 @@
 #include "format/json.h"
 #include "format/metadata.h"
 #include "format/text.h"
+#include "oauth/grant_revocation.h"
 #include "paging/counter.h"
 
 namespace portcullis::organizations {
@@ -125,6 +126,9 @@ Status OrganizationStore::remove(const std::string& id) {
     if (rows.empty()) return Status::not_found("no organization " + id);
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM memberships WHERE organization_id = ?", {id}).status());
+    // Every token issued through the organization (org_id) ends with it.
+    PORTCULLIS_RETURN_IF_ERROR(oauth::revoke_all_grants(db_, oauth::GrantsOf::kOrganization, id,
+                                                        "organization_deleted", unix_now()));
     PORTCULLIS_RETURN_IF_ERROR(paging::drop_count(db_, id));
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM organization_domains WHERE organization_id = ?", {id}).status());

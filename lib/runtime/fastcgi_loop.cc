@@ -12,6 +12,7 @@
 #include <exception>
 
 #include "log/log.h"
+#include "runtime/watchdog.h"
 
 namespace portcullis::runtime {
 namespace {
@@ -193,6 +194,7 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
     }
 
     set_io_timeouts(req, options.io_timeout);
+    request_started();  // the master's watchdog counts from here (runtime/watchdog.h)
     try {
       handle(req);
     } catch (const std::exception& e) {
@@ -201,7 +203,8 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
       log::error("request handler threw a non-std exception");
     }
     FCGX_Finish_r(&req);  // flush and close now, not at the next accept
-    FCGX_Free(&req, 1);   // also closes a connection the peer asked to keep (FCGI_KEEP_CONN)
+    request_finished();
+    FCGX_Free(&req, 1);  // also closes a connection the peer asked to keep (FCGI_KEEP_CONN)
     ++served;
   }
 

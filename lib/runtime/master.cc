@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <vector>
 
 #include "log/log.h"
+#include "runtime/watchdog.h"
 
 namespace portcullis::runtime {
 namespace {
@@ -39,6 +41,7 @@ struct Worker {
   bool proven = false;    // survived kEarlyDeath: ends a run of early deaths
   bool retiring = false;  // we sent SIGTERM; its death is expected
   bool killed = false;    // we sent SIGKILL
+  int slot = -1;          // its slot on the busy board; -1 = not watched
   Clock::time_point term_first{};
   Clock::time_point term_last{};
 };
@@ -58,11 +61,21 @@ class Master {
     ::sigprocmask(SIG_BLOCK, &set, nullptr);
     for (int sig : kMasterSignals) ::signal(sig, SIG_DFL);
 
+    if (options_.busy_limit.count() > 0) {
+      // Enough for the pool, a rolling replacement and workers being killed.
+      board_ = BusyBoard::create(static_cast<size_t>(options_.workers) * 2 + 4);
+      if (board_) {
+        slot_used_.assign(board_->size(), false);
+      } else {
+        log::error("no busy board: the pool runs without its watchdog", {{"pool", options_.name}});
+      }
+    }
     log::info("master started",
               {{"pool", options_.name}, {"workers", options_.workers}, {"listen_fd", listen_fd_}});
     for (;;) {
       reap();
       if (stopping_ && workers_.empty()) break;
+      watch_busy();
       if (!stopping_) maintain();
       drive_retiring();
 
@@ -145,6 +158,34 @@ class Master {
     }
   }
 
+  // The watchdog: SIGKILL for a worker busy on one request beyond the limit. The death is then
+  // expected (retiring), and maintain() forks its replacement on this same tick.
+  void watch_busy() {
+    if (!board_) return;
+    const int64_t now = steady_ms();
+    for (Worker& w : workers_) {
+      if (w.killed || w.slot < 0) continue;
+      const int64_t since = board_->slot(static_cast<size_t>(w.slot)).load();
+      if (since == 0 || now - since <= options_.busy_limit.count()) continue;
+      log::error("worker busy beyond the limit; killed",
+                 {{"pool", options_.name},
+                  {"pid", w.pid},
+                  {"busy_ms", static_cast<long long>(now - since)},
+                  {"limit_ms", static_cast<long long>(options_.busy_limit.count())}});
+      ::kill(w.pid, SIGKILL);
+      if (!w.retiring) w.term_first = w.term_last = Clock::now();
+      w.retiring = true;
+      w.killed = true;
+    }
+  }
+
+  int free_slot() const {
+    for (size_t i = 0; i < slot_used_.size(); ++i) {
+      if (!slot_used_[i]) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
   // Collects every dead child. Never forks: a respawn inside this loop kept the prototype's
   // master from ever returning to sigtimedwait when workers died instantly (cpp-stack §4.1).
   void reap() {
@@ -165,6 +206,10 @@ class Master {
       const long long uptime_ms = ms_since(it->started);
       const bool expected = it->retiring;
       log_death(*it, status, uptime_ms, expected);
+      if (it->slot >= 0) {
+        board_->slot(static_cast<size_t>(it->slot)).store(0);
+        slot_used_[static_cast<size_t>(it->slot)] = false;
+      }
       if (!expected) {
         if (uptime_ms < kEarlyDeath.count()) {
           ++early_deaths_in_row_;
@@ -239,20 +284,30 @@ class Master {
   bool spawn() {
     std::fflush(nullptr);  // else the child inherits, and later flushes, our buffered output
     const pid_t master_pid = ::getpid();
+    const int slot = board_ ? free_slot() : -1;
+    if (slot >= 0) board_->slot(static_cast<size_t>(slot)).store(0);
     const pid_t pid = ::fork();
     if (pid < 0) {
       log::error("fork failed", {{"pool", options_.name}, {"error", std::strerror(errno)}});
       return false;
     }
-    if (pid == 0) child_main(master_pid);
-    workers_.push_back(Worker{pid, Clock::now(), generation_});
+    if (pid == 0) child_main(master_pid, slot);
+    Worker w{pid, Clock::now(), generation_};
+    if (slot >= 0) {
+      w.slot = slot;
+      slot_used_[static_cast<size_t>(slot)] = true;
+    } else if (board_) {
+      log::warn("no free watchdog slot; this worker runs unwatched",
+                {{"pool", options_.name}, {"pid", pid}});
+    }
+    workers_.push_back(w);
     log::info("worker started", {{"pool", options_.name},
                                  {"pid", pid},
                                  {"generation", static_cast<long long>(generation_)}});
     return true;
   }
 
-  [[noreturn]] void child_main(pid_t master_pid) {
+  [[noreturn]] void child_main(pid_t master_pid, int slot) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
@@ -266,6 +321,7 @@ class Master {
     // The master may already be gone before the prctl took effect: then its pid is not our parent.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != master_pid) ::_exit(0);
+    watch_this_worker(slot >= 0 ? &board_->slot(static_cast<size_t>(slot)) : nullptr);
 
     int code = kChildExceptionExit;
     try {
@@ -284,6 +340,8 @@ class Master {
   const MasterOptions& options_;
   const WorkerHooks& hooks_;
   std::vector<Worker> workers_;
+  std::unique_ptr<BusyBoard> board_;  // shared with the workers; null = no watchdog
+  std::vector<bool> slot_used_;
   unsigned generation_ = 0;
   bool stopping_ = false;
   int exit_code_ = 0;

@@ -19,6 +19,9 @@ struct MasterOptions {
   int workers = default_worker_count();
   // How long stopping or retiring workers may take to finish their request before SIGKILL.
   std::chrono::milliseconds stop_timeout{10000};
+  // The watchdog (runtime/watchdog.h): a worker busy on one request for longer than this is
+  // killed (SIGKILL) and replaced, and the event logged. 0 = no watchdog.
+  std::chrono::milliseconds busy_limit{10000};
   std::string name;  // pool name, for the logs
 };
 
@@ -45,6 +48,10 @@ struct WorkerHooks {
 //  * SIGTERM/SIGINT: no more respawns; SIGTERM to every worker, repeated every 100 ms for workers
 //    that use blocking accept (libfcgi's lost-signal window), SIGKILL after stop_timeout; returns
 //    once every child is reaped.
+//  * Watchdog: every tick, a worker whose current request started more than busy_limit ago
+//    (its slot on the shared BusyBoard) gets SIGKILL and is replaced like any dead worker; the
+//    kill is logged (error "worker busy beyond the limit; killed", with pid and busy_ms). Its
+//    death is expected, so it never counts towards a crash loop.
 //  * SIGHUP: reload(); if ok, rolling replacement: one new worker is forked before one old worker
 //    gets SIGTERM, and the next pair starts only after that old worker has exited, so the number of
 //    accepting workers never drops below N and in-flight requests finish.

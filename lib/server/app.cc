@@ -140,11 +140,26 @@ http::Response App::handle(http::Request& request) {
 
 http::Response App::reject_body(http::Request& request, http::BodyRead outcome) {
   http::Family family = family_for(request.path);
-  http::Response r =
-      outcome == http::BodyRead::kTooLarge
-          ? http::error_response(family,
-                                 Status::invalid_argument("request body is larger than 1 MiB"), 413)
-          : http::error_response(family, Status::invalid_argument("malformed request body"));
+  http::Response r;
+  switch (outcome) {
+    case http::BodyRead::kTooLarge:
+      r = http::error_response(family,
+                               Status::invalid_argument("request body is larger than 1 MiB"), 413);
+      break;
+    case http::BodyRead::kTooManyParameters:
+      r = http::error_response(
+          family, Status::invalid_argument("the query string has more than " +
+                                           std::to_string(http::kMaxParameters) + " parameters"));
+      break;
+    case http::BodyRead::kTooManyCookies:
+      r = http::error_response(
+          family, Status::invalid_argument("the Cookie header has more than " +
+                                           std::to_string(http::kMaxCookies) + " cookies"));
+      break;
+    default:
+      r = http::error_response(family, Status::invalid_argument("malformed request body"));
+      break;
+  }
   finish(request, nullptr, r);
   log::info("request", {{"method", request.method},
                         {"path", request.path},

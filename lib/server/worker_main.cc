@@ -13,6 +13,7 @@
 #include "runtime/fastcgi_loop.h"
 #include "runtime/listen_socket.h"
 #include "runtime/master.h"
+#include "runtime/watchdog.h"
 #include "store/db.h"
 
 namespace portcullis::server {
@@ -87,6 +88,8 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
         http::write_response(fcgi, response);
         // Hand the response to nginx before the event phase touches the database.
         FCGX_Finish_r(&fcgi);
+        // The request is over for the watchdog: batched events and periodic tasks are not its.
+        runtime::request_finished();
         app.after_response();
       },
       options);
@@ -128,6 +131,7 @@ int worker_main(int argc, char** argv, const WorkerBinary& binary) {
   runtime::MasterOptions options;
   options.name = binary.name;
   options.workers = config->workers > 0 ? config->workers : runtime::default_worker_count();
+  options.busy_limit = std::chrono::milliseconds(config->worker_busy_limit_ms);
   runtime::WorkerHooks hooks;
   hooks.reload = [&]() -> Status {
     // New workers fork from the master, so replacing its copy is all a reload needs.

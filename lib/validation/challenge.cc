@@ -24,11 +24,19 @@ void append_param(std::string& out, std::string_view name, std::string_view valu
 
 }  // namespace
 
+namespace {
+
+// Where the path of an absolute URL starts (npos when it has none).
+size_t path_start_of(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  return scheme_end == std::string_view::npos ? std::string_view::npos
+                                              : url.find('/', scheme_end + 3);
+}
+
+}  // namespace
+
 std::string protected_resource_metadata_url(std::string_view server_url) {
-  const size_t scheme_end = server_url.find("://");
-  const size_t path_start = scheme_end == std::string_view::npos
-                                ? std::string_view::npos
-                                : server_url.find('/', scheme_end + 3);
+  const size_t path_start = path_start_of(server_url);
   std::string_view origin = server_url.substr(0, path_start);
   std::string_view path =
       path_start == std::string_view::npos ? std::string_view() : server_url.substr(path_start);
@@ -36,6 +44,19 @@ std::string protected_resource_metadata_url(std::string_view server_url) {
   std::string out(origin);
   out += "/.well-known/oauth-protected-resource";
   out += path;
+  return out;
+}
+
+std::string request_url(std::string_view server_url, std::string_view request_target) {
+  std::string_view target = request_target;
+  if (target.find("://") != std::string_view::npos) {
+    // An absolute URL (an older snippet's $scheme://$http_host$request_uri): its path only.
+    const size_t path_start = path_start_of(target);
+    target = path_start == std::string_view::npos ? std::string_view() : target.substr(path_start);
+  }
+  std::string out(server_url.substr(0, path_start_of(server_url)));
+  if (target.empty() || target.front() != '/') out += '/';
+  out += target;
   return out;
 }
 

@@ -28,6 +28,13 @@ namespace portcullis::validation {
 // "https://mcp.example.com/.well-known/oauth-protected-resource/mcp".
 std::string protected_resource_metadata_url(std::string_view server_url);
 
+// The absolute URL a request was made to, for DPoP's htu (RFC 9449 §4.3): the origin (scheme,
+// host, port) of the configured server URL, never the client's Host header, followed by the
+// request target as nginx received it ($request_uri). A target that is itself an absolute URL
+// contributes its path only. "https://mcp.example.com/mcp", "/mcp?x=1" →
+// "https://mcp.example.com/mcp?x=1" (htu comparison then drops the query).
+std::string request_url(std::string_view server_url, std::string_view request_target);
+
 // The WWW-Authenticate value for a refusal; "" for kValid and kUnavailable. `required_scopes`
 // is what the request needed (the 401's scope=); a 403 names verdict.missing_scope.
 std::string www_authenticate(const Verdict& verdict, std::string_view resource_metadata_url,

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "oauth/access_token.h"
+#include "oauth/grant_revocation.h"
 
 namespace portcullis::validation {
 namespace {
@@ -10,9 +11,9 @@ namespace {
 // Rows are stamped with the revoking worker's clock and may commit a little after: read that
 // far back every time (re-reading a row is harmless).
 constexpr int64_t kOverlapSeconds = 5;
-// No access token lives longer (contract §7: access_token_ttl_seconds is at most 86400), and
-// validators allow 60 s of clock skew.
-constexpr int64_t kLongestTokenSeconds = 86400 + 60;
+// No access token lives longer (access_token_ttl_seconds is at most 86400), and validators
+// allow 60 s of clock skew; revoked grant rows live at least this long (grant_revocation.h).
+constexpr int64_t kLongestTokenSeconds = oauth::kRevokedGrantRetentionSeconds;
 
 template <typename Map>
 void forget_before(Map& entries, int64_t now) {

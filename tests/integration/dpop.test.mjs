@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, generateKeyPair, exportJWK, calculateJwkThumbprint, createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls, env, sleep } from './harness.mjs';
 import { startProtectedNginx, sqlRows, validateLocation } from './mcp-nginx.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
@@ -381,6 +381,37 @@ test('at the MCP server: a bound token needs the DPoP scheme and a fresh proof b
   // Each request carries its own proof; the query string is not part of htu.
   const again = await callMcp({ authorization: `DPoP ${token}`, dpop: await mcpProof(), url: `${mcpUrl}?session=1` });
   assert.equal(again.status, 200, again.text);
+});
+
+// A request with a Host header of the client's choosing (fetch does not let one be set).
+function callMcpWithHost(host, { authorization, dpop }) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1', port: mcpPort, path: mcpPath, method: 'POST',
+      headers: { host, 'content-type': 'application/json', authorization, dpop },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, challenge: res.headers['www-authenticate'], text }));
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
+
+test('at the MCP server: htu is the configured resource URL, never the client\'s Host header', async () => {
+  const key = await newKey();
+  const t = await exchange(mcpClient, await codeFor(mcpClient, { resource: mcpUrl }), await proof(key));
+  assert.equal(t.status, 200, t.text);
+  const token = t.json.access_token;
+  const forged = 'evil.example:8443';
+  const mcpProof = (htu) => proof(key, { htm: 'POST', htu, ath: athOf(token) });
+  // A proof for the URL the forged Host names is refused ...
+  const steered = await callMcpWithHost(forged, { authorization: `DPoP ${token}`, dpop: await mcpProof(`http://${forged}${mcpPath}`) });
+  assertDpopChallenge(steered, 'invalid_dpop_proof', 'htu from the Host header');
+  // ... and one for the configured URL is accepted whatever Host the request carried.
+  const ok = await callMcpWithHost(forged, { authorization: `DPoP ${token}`, dpop: await mcpProof(mcpUrl) });
+  assert.equal(ok.status, 200, ok.text);
 });
 
 test('at the MCP server: Bearer tokens are unaffected, and an unbound token sent as DPoP is refused', async () => {

@@ -21,6 +21,15 @@ function settings() {
   return out;
 }
 
+// A TCP port on 127.0.0.1 that nothing listens on right now.
+export async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const p = s.address().port;
+  await new Promise((r) => s.close(r));
+  return p;
+}
+
 // Resolves once something accepts connections on 127.0.0.1:`port`; throws after `ms`.
 export async function waitForPort(port, ms = 5000) {
   const until = Date.now() + ms;

@@ -288,12 +288,21 @@ test('error pages: expired login request, too many codes, framing refused', asyn
   await shoot(page, '7-too-many');
 
   // A page that frames the login page gets nothing: X-Frame-Options DENY / frame-ancestors.
+  // Beside it, a control frame without those headers must render, so an iframe that never
+  // loaded at all cannot pass for a refused one.
   const framer = await newLoginRequest();
+  const loginUrl = `${pages.baseUrl}/oauth/login?login_request_id=${framer.id}`;
   await page.goto(`${callback.uri}?framer=1`);
-  await page.setContent(`<iframe src="${pages.baseUrl}/oauth/login?login_request_id=${framer.id}"></iframe>`);
-  await sleep(500);
-  const frame = page.frames().find((f) => f !== page.mainFrame());
-  const framed = frame ? await frame.$('input[name=email]').catch(() => null) : null;
-  assert.equal(framed, null);
+  const [framedResponse] = await Promise.all([
+    page.waitForResponse((r) => r.url() === loginUrl),
+    // setContent resolves on the load event, which waits for both frames.
+    page.setContent(`<iframe id="control" src="${callback.uri}?framed=1"></iframe><iframe id="login" src="${loginUrl}"></iframe>`),
+  ]);
+  assert.equal(framedResponse.status(), 200, 'the browser did fetch the framed login page');
+  assert.equal(framedResponse.headers()['x-frame-options'], 'DENY');
+  const control = await (await page.$('#control')).contentFrame();
+  assert.match(await control.textContent('body'), /callback received/, 'the control frame rendered');
+  const login = await (await page.$('#login')).contentFrame();
+  assert.equal(await login?.$('input[name=email]').catch(() => null) ?? null, null, 'the framed login page did not render');
   await page.close();
 });

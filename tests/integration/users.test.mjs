@@ -113,7 +113,7 @@ test('users: scopes and authentication', async () => {
   }
 });
 
-test('users: deleting a user removes their memberships, sessions and grants', async () => {
+test('users: deleting a user removes their memberships and sessions and revokes their grants', async () => {
   const org = await createOrg();
   const user = await createUser();
   await addMember(org.id, user.id);
@@ -124,9 +124,12 @@ test('users: deleting a user removes their memberships, sessions and grants', as
   assert.equal(after.status, 200);
   assert.deepEqual(after.json.users, []);
   assert.equal(after.json.total_size, 0);
-  for (const table of ['memberships', 'browser_sessions', 'grants', 'consents']) {
+  for (const table of ['memberships', 'browser_sessions', 'consents']) {
     assert.deepEqual(dbQuery(`SELECT COUNT(*) FROM ${table} WHERE user_id = '${user.id}'`), [['0']], table);
   }
+  // Grants are revoked, not deleted: their rows carry the revocation to every validator's
+  // deny-list until the last access token they cover has expired (revocation.test.mjs).
+  assert.deepEqual(dbQuery(`SELECT COUNT(*) FROM grants WHERE user_id = '${user.id}' AND revoked_at IS NULL`), [['0']]);
 });
 
 test('users: deactivating keeps the user listed and ends their sessions', async () => {

@@ -8,10 +8,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { http, baseUrl, managementToken, env, repoDir } from './harness.mjs';
-import { startProtectedNginx, validateLocation, waitForPort } from './mcp-nginx.mjs';
+import { startProtectedNginx, validateLocation, waitForPort, freePort } from './mcp-nginx.mjs';
 import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
 
 const port = Number(env.PORTCULLIS_BASE_URL.split(':').pop()) + 8;
@@ -21,14 +20,6 @@ let resource;
 let everything;
 let everythingPort;
 let nginx;
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 before(async () => {
   const admin = { authorization: `Bearer ${await managementToken()}` };

@@ -5,15 +5,19 @@
 #include <vector>
 
 #include "core/ids.h"
+#include "core/time.h"
 #include "db_fixture.h"
 #include "format/metadata.h"
 #include "identity/user_store.h"
+#include "oauth/grant_revocation.h"
+#include "oauth/grants.h"
 #include "organizations/membership_store.h"
 #include "organizations/organization_store.h"
 #include "organizations/user_listing.h"
 #include "paging/counter.h"
 #include "store/migrate.h"
 #include "store/migrations.h"
+#include "validation/deny_list.h"
 
 using namespace portcullis;
 using namespace portcullis::organizations;
@@ -22,7 +26,6 @@ namespace {
 
 std::unique_ptr<store::Db> migrated_db() {
   auto config = testing::test_config();
-  if (!config) return nullptr;
   auto db = std::make_unique<store::Db>(config->db);
   BOOST_REQUIRE(store::migrate(*db, store::embedded_migrations()).is_ok());
   return db;
@@ -119,7 +122,6 @@ BOOST_AUTO_TEST_CASE(metadata_is_an_object_without_nulls_and_bounded) {
 
 BOOST_AUTO_TEST_CASE(counter_shards_sum_to_the_count) {
   auto db = migrated_db();
-  if (!db) return;
   std::string scope = new_id("org_");
   BOOST_TEST(count(*db, scope) == 0);
   for (int i = 0; i < 40; ++i)
@@ -139,7 +141,6 @@ BOOST_AUTO_TEST_CASE(counter_shards_sum_to_the_count) {
 
 BOOST_AUTO_TEST_CASE(every_write_keeps_the_counts_exact) {
   auto db = migrated_db();
-  if (!db) return;
   Organization org = new_org(*db);
   const int64_t drift = users_drift(*db);
   expect_counts_exact(*db, org.id, drift);
@@ -183,7 +184,6 @@ BOOST_AUTO_TEST_CASE(every_write_keeps_the_counts_exact) {
 
 BOOST_AUTO_TEST_CASE(organization_listing_holds_only_its_members_and_memberships) {
   auto db = migrated_db();
-  if (!db) return;
   Organization one = new_org(*db);
   Organization two = new_org(*db);
   MembershipStore memberships(*db);
@@ -210,4 +210,84 @@ BOOST_AUTO_TEST_CASE(organization_listing_holds_only_its_members_and_memberships
   BOOST_TEST(page->prev_page_token == "");
   auto unknown = list_organization_users(*db, "org_unknown", request, codec);
   BOOST_TEST(unknown.status().code() == Code::kNotFound);
+}
+
+// The revocation cascades (oauth/grant_revocation.h) as a validator sees them: each action
+// revokes exactly the grants it ends, in the same transaction, and the revoked grant rows stay
+// so a DenyList synced afterwards refuses every access token they cover.
+BOOST_AUTO_TEST_CASE(revocation_cascades_reach_the_deny_list_and_outlive_the_deletion) {
+  auto db = migrated_db();
+  const Organization org = new_org(*db);
+  const Organization other_org = new_org(*db);
+  const identity::User member = new_user(*db);
+  const identity::User deleted = new_user(*db);
+  MembershipStore memberships(*db);
+  BOOST_REQUIRE(memberships.put(org.id, member.id, MembershipFields{}, "api").is_ok());
+  BOOST_REQUIRE(memberships.put(other_org.id, member.id, MembershipFields{}, "api").is_ok());
+  BOOST_REQUIRE(memberships.put(org.id, deleted.id, MembershipFields{}, "api").is_ok());
+
+  oauth::GrantStore grants(*db);
+  const int64_t now = unix_now();
+  auto grant_of = [&](const std::string& user_id, const std::string& organization_id) {
+    oauth::Grant g{.user_id = user_id,
+                   .client_id = "dcr_cascade_test",
+                   .resource_id = "res_" + std::string(26, '0'),
+                   .scope = "demo:read",
+                   .auth_time = now,
+                   .organization_id = organization_id,
+                   .absolute_expires_at = now + 86400};
+    BOOST_REQUIRE(grants.create(g).is_ok());
+    return g.id + "." + new_id("jti_");
+  };
+  const std::string through_org = grant_of(member.id, org.id);
+  const std::string through_other = grant_of(member.id, other_org.id);
+  const std::string without_org = grant_of(member.id, "");
+  const std::string of_deleted = grant_of(deleted.id, org.id);
+  const std::string of_deleted_no_org = grant_of(deleted.id, "");
+  auto reason = [&](const std::string& jti) {
+    auto rows = db->query("SELECT COALESCE(revoke_reason, '') FROM grants WHERE id = ?",
+                          {jti.substr(0, jti.find('.'))});
+    BOOST_REQUIRE(rows.is_ok());
+    return rows->empty() ? std::string("(row gone)") : (*rows)[0].str(0);
+  };
+
+  validation::DenyList deny(1000);
+  int64_t tick = 0;
+  auto sync = [&] { BOOST_REQUIRE(deny.sync_if_due(*db, tick += 1000, unix_now()).is_ok()); };
+  sync();
+  for (const auto& jti : {through_org, through_other, without_org, of_deleted, of_deleted_no_org}) {
+    BOOST_TEST(!deny.revoked(jti));
+  }
+
+  // Membership removed: the grants held through that organization only.
+  BOOST_REQUIRE(memberships.remove(org.id, member.id).is_ok());
+  sync();
+  BOOST_TEST(deny.revoked(through_org));
+  BOOST_TEST(reason(through_org) == "membership_removed");
+  BOOST_TEST(!deny.revoked(through_other));
+  BOOST_TEST(!deny.revoked(without_org));
+
+  // User deleted: every grant of theirs, and the rows stay for the validators.
+  BOOST_REQUIRE(identity::UserStore(*db).remove(deleted.id).is_ok());
+  sync();
+  BOOST_TEST(deny.revoked(of_deleted));
+  BOOST_TEST(deny.revoked(of_deleted_no_org));
+  BOOST_TEST(reason(of_deleted_no_org) == "user_deleted");
+  validation::DenyList fresh_worker(1000);  // a worker that starts after the deletion
+  BOOST_REQUIRE(fresh_worker.sync_if_due(*db, 0, unix_now()).is_ok());
+  BOOST_TEST(fresh_worker.revoked(of_deleted_no_org));
+
+  // Organization deleted: the grants held through it.
+  BOOST_REQUIRE(OrganizationStore(*db).remove(other_org.id).is_ok());
+  sync();
+  BOOST_TEST(deny.revoked(through_other));
+  BOOST_TEST(reason(through_other) == "organization_deleted");
+  BOOST_TEST(!deny.revoked(without_org));
+  BOOST_TEST(reason(without_org) == "");
+
+  // Pruning keeps a revoked grant until no token it covers can be valid anywhere.
+  BOOST_REQUIRE(grants.prune(now + oauth::kRevokedGrantRetentionSeconds - 1000).is_ok());
+  BOOST_TEST(reason(of_deleted_no_org) == "user_deleted");
+  BOOST_REQUIRE(grants.prune(now + oauth::kRevokedGrantRetentionSeconds + 1000).is_ok());
+  BOOST_TEST(reason(of_deleted_no_org) == "(row gone)");
 }

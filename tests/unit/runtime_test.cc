@@ -607,6 +607,47 @@ BOOST_AUTO_TEST_CASE(replaces_a_killed_worker_quickly) {
   BOOST_TEST(pool.group_gone());
 }
 
+// The watchdog: a request that would hold its worker for 30 s is cut when the worker has been
+// busy longer than busy_limit; the master kills that worker and forks a replacement, and the
+// pool serves on. (The client's own timeout is longer than the limit and shorter than the
+// request, so only the watchdog can end the exchange with a closed connection.)
+BOOST_AUTO_TEST_CASE(watchdog_replaces_a_worker_busy_beyond_the_limit) {
+  TempDir tmp;
+  const std::string path = tmp.path("w.sock");
+  static int generation = 0;
+  rt::MasterOptions options = pool_options(2);
+  options.busy_limit = 500ms;
+  Pool pool(path, options, {nullptr, demo_worker(&generation)});
+  BOOST_REQUIRE(pool.wait_ready());
+  std::set<pid_t> before;
+  BOOST_REQUIRE(eventually([&] { return (before = children_of(pool.pid())).size() == 2; }, 2s));
+
+  // Under the limit: untouched.
+  FcgiResponse quick = get(path, "sleep_ms=100");
+  BOOST_TEST(quick.ok, quick.error);
+  BOOST_TEST(quick.status() == 200);
+
+  FcgiResponse stuck = get(path, "sleep_ms=30000", 15s);
+  BOOST_TEST(!stuck.ok);
+  BOOST_TEST(stuck.error == "server closed the connection before FCGI_END_REQUEST");
+
+  // Exactly one worker was replaced, and the pool is whole and serving.
+  std::set<pid_t> after;
+  BOOST_TEST(eventually(
+      [&] {
+        after = children_of(pool.pid());
+        size_t kept = 0;
+        for (pid_t p : after) kept += before.count(p);
+        return after.size() == 2 && kept == 1;
+      },
+      3s));
+  BOOST_TEST(pids_of_concurrent(path, 2, 100).size() == 2u);
+
+  ::kill(pool.pid(), SIGTERM);
+  BOOST_TEST(pool.wait_exit(3s) == 0);
+  BOOST_TEST(pool.group_gone());
+}
+
 BOOST_AUTO_TEST_CASE(sigterm_finishes_in_flight_requests_then_exits_0) {
   TempDir tmp;
   const std::string path = tmp.path("t.sock");

@@ -135,7 +135,6 @@ struct Stack {
 
 std::unique_ptr<Stack> stack(std::function<void(config::Config&)> adjust = {}) {
   auto config = testing::test_config();
-  if (!config) return nullptr;
   config->base_url = "http://127.0.0.1:8080";
   config->mode = "local";
   if (adjust) adjust(*config);
@@ -166,7 +165,6 @@ void check_page(const http::Response& r) {
 
 BOOST_AUTO_TEST_CASE(unknown_or_expired_login_requests_get_a_400_page) {
   auto s = stack();
-  if (!s) return;
   for (const std::string& query : {std::string("login_request_id=nope"), std::string(""),
                                    "login_request_id=" + std::string(100, 'x')}) {
     auto r = s->get("/oauth/login", query);
@@ -183,7 +181,6 @@ BOOST_AUTO_TEST_CASE(unknown_or_expired_login_requests_get_a_400_page) {
 
 BOOST_AUTO_TEST_CASE(code_sign_in_then_consent) {
   auto s = stack();
-  if (!s) return;
   testing::LoginRequestSeed seed;
   seed.login_hint = "hint@example.com";
   seed.redirect_uri = "http://127.0.0.1:4567/callback";
@@ -295,7 +292,6 @@ BOOST_AUTO_TEST_CASE(code_sign_in_then_consent) {
 
 BOOST_AUTO_TEST_CASE(five_wrong_codes_kill_the_code_and_codes_expire) {
   auto s = stack();
-  if (!s) return;
   auto lr = s->login_request();
   std::string email = unique_email();
   auto mail = s->send_code(lr, email);
@@ -333,7 +329,6 @@ BOOST_AUTO_TEST_CASE(five_wrong_codes_kill_the_code_and_codes_expire) {
 
 BOOST_AUTO_TEST_CASE(the_emailed_link_signs_in_once_after_a_click) {
   auto s = stack();
-  if (!s) return;
   auto lr = s->login_request();
   auto mail = s->send_code(lr, unique_email());
   std::string token = mail.link.substr(mail.link.find("token=") + 6);
@@ -359,7 +354,6 @@ BOOST_AUTO_TEST_CASE(the_emailed_link_signs_in_once_after_a_click) {
 
 BOOST_AUTO_TEST_CASE(rate_limits_answer_a_friendly_429) {
   auto s = stack([](config::Config& c) { c.rate_limits.signin_codes_per_minute_per_ip = 1000; });
-  if (!s) return;
   auto lr = s->login_request();
   std::string email = unique_email();
   for (int i = 0; i < 5; ++i) s->send_code(lr, email);
@@ -393,7 +387,6 @@ BOOST_AUTO_TEST_CASE(rate_limits_answer_a_friendly_429) {
 
 BOOST_AUTO_TEST_CASE(deactivated_users_and_mail_failures) {
   auto s = stack();
-  if (!s) return;
   std::string email = unique_email();
   BOOST_REQUIRE(s->db
                     .execute("INSERT INTO users (id, email, email_verified, active, metadata, "

@@ -26,7 +26,6 @@ int64_t count(store::Db& db) {
 
 BOOST_AUTO_TEST_CASE(migrations_apply_once_and_are_recorded) {
   auto config = testing::test_config();
-  if (!config) return;
   store::Db db(config->db);
   auto first = store::migrate(db, store::embedded_migrations());
   BOOST_REQUIRE_MESSAGE(first.is_ok(), first.status().to_string());
@@ -39,7 +38,6 @@ BOOST_AUTO_TEST_CASE(migrations_apply_once_and_are_recorded) {
 
 BOOST_AUTO_TEST_CASE(prepared_statements_bind_every_type_and_nulls) {
   auto config = testing::test_config();
-  if (!config) return;
   store::Db db(config->db);
   reset_table(db);
   std::string binary("\x00\xff\x10 'quote\" \\", 12);
@@ -68,7 +66,6 @@ BOOST_AUTO_TEST_CASE(prepared_statements_bind_every_type_and_nulls) {
 
 BOOST_AUTO_TEST_CASE(transactions_commit_or_roll_back_whole) {
   auto config = testing::test_config();
-  if (!config) return;
   store::Db db(config->db);
   reset_table(db);
   Status failed = db.transaction([&]() -> Status {
@@ -89,7 +86,6 @@ BOOST_AUTO_TEST_CASE(transactions_commit_or_roll_back_whole) {
 
 BOOST_AUTO_TEST_CASE(a_nested_transaction_joins_the_outer_one) {
   auto config = testing::test_config();
-  if (!config) return;
   store::Db db(config->db);
   reset_table(db);
   auto insert = [&](const char* id) {
@@ -119,7 +115,6 @@ BOOST_AUTO_TEST_CASE(a_nested_transaction_joins_the_outer_one) {
 
 BOOST_AUTO_TEST_CASE(a_killed_connection_is_replaced_and_statements_reprepared) {
   auto config = testing::test_config();
-  if (!config) return;
   store::Db db(config->db);
   store::Db admin(config->db);
   reset_table(db);

@@ -234,6 +234,19 @@ BOOST_AUTO_TEST_CASE(dpop_bound_tokens_go_through_the_proof_seam) {
   BOOST_TEST(proofs->calls == 2);
 }
 
+BOOST_AUTO_TEST_CASE(request_url_takes_the_origin_from_configuration) {
+  BOOST_TEST(request_url("https://mcp.example.com/mcp", "/mcp?x=1") ==
+             "https://mcp.example.com/mcp?x=1");
+  BOOST_TEST(request_url("http://127.0.0.1:9000", "/a/b") == "http://127.0.0.1:9000/a/b");
+  // An absolute target (an older snippet's $scheme://$http_host$request_uri): its path only, so
+  // a forged Host never reaches htu.
+  BOOST_TEST(request_url("https://mcp.example.com/mcp", "http://evil.example:8443/mcp?q") ==
+             "https://mcp.example.com/mcp?q");
+  BOOST_TEST(request_url("https://mcp.example.com/mcp", "http://evil.example") ==
+             "https://mcp.example.com/");
+  BOOST_TEST(request_url("https://mcp.example.com/mcp", "") == "https://mcp.example.com/");
+}
+
 BOOST_AUTO_TEST_CASE(challenges_are_exactly_contract_6) {
   const std::string prm = protected_resource_metadata_url(kAudience);
   BOOST_TEST(prm == "https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
