@@ -96,6 +96,7 @@ const query256 = manyParams(256);
 const wideJson = `{${Array.from({ length: 80000 }, (_, i) => `"k${i.toString(36)}":0`).join(',')}}`;
 const longArray = `{"redirect_uris":[${'0,'.repeat(480000)}0]}`;
 const deepJson = `${'['.repeat(64)}${']'.repeat(64)}`;
+const capJson = `{"redirect_uris":[${'0,'.repeat(19990)}0]}`;  // just under the 20,000-value cap
 const cases = [
   { name: 'form: 120,000 parameters, 840 kB (the report)', family: 'oauth', url: `${baseUrl}/oauth/token`, headers: form, body: manyParams(120000) },
   { name: 'form: 256 parameters of %-escapes, 1 MiB, one repeat', family: 'oauth', url: `${baseUrl}/oauth/token`, headers: form, body: fatForm(256, MiB - 4096) },
@@ -108,10 +109,11 @@ const cases = [
   { name: 'cookies: 256 cookies, 14 kB', family: 'oauth', method: 'GET', url: `${baseUrl}/oauth/login?login_request_id=x`, headers: { cookie: cookies } },
   { name: 'JSON: DCR, 80,000 members, 1 MiB', family: 'oauth', url: `${baseUrl}/resources/${resourceId}/client_register`, headers: json, body: wideJson },
   { name: 'JSON: DCR, 480,000-element array, 1 MiB', family: 'oauth', url: `${baseUrl}/resources/${resourceId}/client_register`, headers: json, body: longArray },
+  { name: 'JSON: DCR, 19,991-element array (under the value cap)', family: 'oauth', url: `${baseUrl}/resources/${resourceId}/client_register`, headers: json, body: capJson },
   { name: 'JSON: DCR, nested 64 deep', family: 'oauth', url: `${baseUrl}/resources/${resourceId}/client_register`, headers: json, body: deepJson },
-  { name: 'JWT: API bearer, 16 KiB header of members', family: 'api', method: 'GET', url: `${baseUrl}/api/v1/users`, headers: { authorization: `Bearer ${fatJwt(16 * 1024 - 300)}` } },
-  { name: 'JWT: client assertion, 16 KiB', family: 'oauth', url: `${baseUrl}/oauth/token`, headers: form, body: `grant_type=client_credentials&client_assertion_type=${encodeURIComponent('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')}&client_assertion=${fatJwt(16 * 1024 - 300)}` },
-  { name: 'JWT: demo MCP server bearer, 16 KiB', family: 'demo-mcp', url: mcpUrl, headers: { ...json, authorization: `Bearer ${fatJwt(16 * 1024 - 300)}` }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' },
+  { name: 'JWT: API bearer, 15 KiB header of members', family: 'api', method: 'GET', url: `${baseUrl}/api/v1/users`, headers: { authorization: `Bearer ${fatJwt(15 * 1024)}` } },
+  { name: 'JWT: client assertion, 15 KiB', family: 'oauth', url: `${baseUrl}/oauth/token`, headers: form, body: `grant_type=client_credentials&client_assertion_type=${encodeURIComponent('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')}&client_assertion=${fatJwt(15 * 1024)}` },
+  { name: 'JWT: demo MCP server bearer, 15 KiB', family: 'demo-mcp', url: mcpUrl, headers: { ...json, authorization: `Bearer ${fatJwt(15 * 1024)}` }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' },
   { name: 'DPoP: token endpoint, RSA-16384 proof', family: 'oauth', url: `${baseUrl}/oauth/token`, headers: { ...form, dpop: bigRsaProof(`${baseUrl}/oauth/token`) }, body: `grant_type=refresh_token&refresh_token=x&client_id=${encodeURIComponent(clientId)}` },
 ];
 // DCR is rate-limited per address: leave the JSON cases room (BENCH_RUNS each).

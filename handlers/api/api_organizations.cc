@@ -18,6 +18,7 @@ Json::Value to_json(const Organization& o) {
   v["display_name"] = o.display_name;
   if (o.external_id) v["external_id"] = *o.external_id;
   v["metadata"] = o.metadata;
+  if (!o.scim_group_roles.empty()) v["scim_group_roles"] = o.scim_group_roles;
   v["create_time"] = o.create_time;
   v["update_time"] = o.update_time;
   return v;
@@ -41,6 +42,8 @@ Result<organizations::OrganizationFields> read_fields(const Json::Value& body) {
       f.external_id = v.isNull() ? std::nullopt : std::optional<std::string>(v.asString());
     } else if (key == "metadata") {
       f.metadata = v.isNull() ? Json::Value(Json::objectValue) : v;
+    } else if (key == "scim_group_roles") {
+      f.scim_group_roles = v.isNull() ? Json::Value(Json::objectValue) : v;
     } else if (!kReadOnly.count(key)) {
       return Status::invalid_argument("unknown field " + key);
     }

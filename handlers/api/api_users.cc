@@ -1,9 +1,12 @@
 #include "api_users.h"
 
+#include <map>
+
 #include "identity/user_store.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
 #include "organizations/user_listing.h"
+#include "scim/scim_store.h"
 #include "user_json.h"
 
 namespace portcullis::api_worker {
@@ -14,15 +17,48 @@ using identity::UserStore;
 using organizations::ListedUser;
 using server::Context;
 
+using Groups = std::map<std::string, std::vector<scim::UserGroup>>;
+
 Json::Value listed_json(const ListedUser& u) {
   return user_json(u.user, u.memberships);
+}
+
+// The user's JSON with each membership's SCIM groups (docs/scim.md §5).
+Json::Value with_groups(Json::Value v, const std::string& user_id, const Groups& groups) {
+  auto it = groups.find(user_id);
+  if (it == groups.end()) return v;
+  for (auto& m : v["memberships"]) {
+    for (const auto& g : it->second) {
+      if (g.organization_id != m["organization_id"].asString()) continue;
+      Json::Value group(Json::objectValue);
+      group["id"] = g.group_id;
+      group["display_name"] = g.display_name;
+      m["groups"].append(group);
+    }
+  }
+  return v;
+}
+
+// A page of users and the SCIM groups of its users.
+template <typename Fetch>
+auto with_page_groups(Context& ctx, Groups& groups, Fetch fetch) {
+  return
+      [&ctx, &groups, fetch](const paging::PageRequest& request,
+                             const paging::TokenCodec& codec) -> Result<paging::Page<ListedUser>> {
+        PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<ListedUser> page, fetch(request, codec));
+        std::vector<std::string> ids;
+        for (const auto& u : page.items) ids.push_back(u.user.id);
+        PORTCULLIS_ASSIGN_OR_RETURN(groups, scim::groups_of_users(ctx.services.db, ids));
+        return page;
+      };
 }
 
 // A user with all their memberships, as GET /users/{id} and the writes answer.
 Result<Json::Value> full_json(Context& ctx, const User& u) {
   PORTCULLIS_ASSIGN_OR_RETURN(auto memberships,
                               organizations::MembershipStore(ctx.services.db).of_users({u.id}));
-  return user_json(u, memberships[u.id]);
+  PORTCULLIS_ASSIGN_OR_RETURN(Groups groups, scim::groups_of_users(ctx.services.db, {u.id}));
+  return with_groups(user_json(u, memberships[u.id]), u.id, groups);
 }
 
 Result<http::Response> create_user(Context& ctx) {
@@ -66,12 +102,15 @@ Result<http::Response> delete_user(Context& ctx) {
 }
 
 Result<http::Response> list_users(Context& ctx) {
+  Groups groups;
   return listing_response(
       ctx, UserStore::listing(), "users",
-      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
-        return organizations::list_environment_users(ctx.services.db, request, codec);
-      },
-      listed_json);
+      with_page_groups(ctx, groups,
+                       [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+                         return organizations::list_environment_users(ctx.services.db, request,
+                                                                      codec);
+                       }),
+      [&](const ListedUser& u) { return with_groups(listed_json(u), u.user.id, groups); });
 }
 
 Result<http::Response> list_organization_users(Context& ctx) {
@@ -79,12 +118,15 @@ Result<http::Response> list_organization_users(Context& ctx) {
   // the paging parameters say.
   std::string id = ctx.request.path_param("organization_id");
   PORTCULLIS_RETURN_IF_ERROR(organizations::check_organization_id(id));
+  Groups groups;
   return listing_response(
       ctx, organizations::organization_users_listing(id), "users",
-      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
-        return organizations::list_organization_users(ctx.services.db, id, request, codec);
-      },
-      listed_json);
+      with_page_groups(ctx, groups,
+                       [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+                         return organizations::list_organization_users(ctx.services.db, id, request,
+                                                                       codec);
+                       }),
+      [&](const ListedUser& u) { return with_groups(listed_json(u), u.user.id, groups); });
 }
 
 }  // namespace

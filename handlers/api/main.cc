@@ -1,5 +1,6 @@
 // portcullis-api: the management and listing API under /api/v1 (contract §7, §8).
 #include "api_clients.h"
+#include "api_directories.h"
 #include "api_domains.h"
 #include "api_events.h"
 #include "api_memberships.h"
@@ -24,6 +25,7 @@ void install_routes(server::App& app) {
   api_worker::install_membership_routes(app);
   api_worker::install_user_routes(app);
   api_worker::install_domain_routes(app);
+  api_worker::install_directory_routes(app);
   api_worker::install_event_routes(app);
   api_worker::install_webhook_routes(app);
 }

@@ -46,7 +46,7 @@ Json::Value user_json(const identity::User& u,
                       const std::vector<organizations::Membership>& memberships) {
   Json::Value v(Json::objectValue);
   v["id"] = u.id;
-  v["email"] = u.email;
+  if (!u.email.empty()) v["email"] = u.email;
   v["email_verified"] = u.email_verified;
   if (u.given_name) v["given_name"] = *u.given_name;
   if (u.family_name) v["family_name"] = *u.family_name;

@@ -41,7 +41,7 @@ Result<mcp::ToolOutput> whoami(server::Services& services, const Json::Value& ar
   // out (our JSON never holds null).
   auto user = identity::UserStore(services.db).get(caller.subject);
   if (user) {
-    me["email"] = user->email;
+    if (!user->email.empty()) me["email"] = user->email;
   } else if (user.status().code() != Code::kNotFound) {
     return user.status();
   }

@@ -115,6 +115,8 @@ Response error_response(Family family, const Status& status, int http_status_ove
                      : status.reason().empty()                ? default_scim_type(status.code())
                                                               : std::string_view(status.reason()),
                      status.message());
+      // RFC 6750 §3; the detail says no more than that a token is needed.
+      if (http_status == 401) r.set_header("WWW-Authenticate", "Bearer");
       break;
     case Family::kApi:
       r = problem(http_status, status.code(), status.message());

@@ -52,6 +52,12 @@ Status apply(User& u, const UserFields& f) {
   return validate(u);
 }
 
+// A user provisioned without an address (UserStore::create_without_email) has NULL there.
+store::Value email_value(const User& u) {
+  if (u.email.empty()) return nullptr;
+  return u.email;
+}
+
 Status duplicate_email(const Status& st) {
   if (st.code() != Code::kAlreadyExists) return st;
   return Status::already_exists("another user already has this email address");
@@ -102,12 +108,13 @@ Status UserStore::insert(const User& u) {
   std::string created = db_now();
   return db_.transaction([&]() -> Status {
     PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("INSERT INTO users (id, email, email_verified, active, given_name, "
-                    "family_name, display_name, external_id, metadata, create_time, update_time) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    {u.id, u.email, u.email_verified, u.active, store::nullable(u.given_name),
-                     store::nullable(u.family_name), store::nullable(u.display_name),
-                     store::nullable(u.external_id), json::write(u.metadata), created, created})
+        db_.execute(
+               "INSERT INTO users (id, email, email_verified, active, given_name, "
+               "family_name, display_name, external_id, metadata, create_time, update_time) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               {u.id, email_value(u), u.email_verified, u.active, store::nullable(u.given_name),
+                store::nullable(u.family_name), store::nullable(u.display_name),
+                store::nullable(u.external_id), json::write(u.metadata), created, created})
             .status());
     return paging::add_to_count(db_, paging::kEnvironmentUsers, u.id, 1);
   });
@@ -157,6 +164,15 @@ Result<User> UserStore::create(const UserFields& fields) {
   return get(u.id);
 }
 
+Result<User> UserStore::create_without_email(const UserFields& fields) {
+  if (fields.email) return invalid("create_without_email takes no email");
+  User u;
+  PORTCULLIS_RETURN_IF_ERROR(apply(u, fields));
+  u.id = new_id("usr_");
+  PORTCULLIS_RETURN_IF_ERROR(insert(u));
+  return get(u.id);
+}
+
 Result<User> UserStore::update(const std::string& id, const UserFields& changes) {
   if (!is_valid_id(id, "usr_")) return Status::not_found("no user " + id);
   Status st = db_.transaction([&]() -> Status {
@@ -170,7 +186,7 @@ Result<User> UserStore::update(const std::string& id, const UserFields& changes)
         db_.execute("UPDATE users SET email = ?, email_verified = ?, active = ?, given_name = ?, "
                     "family_name = ?, display_name = ?, external_id = ?, metadata = ?, "
                     "update_time = ? WHERE id = ?",
-                    {u.email, u.email_verified, u.active, store::nullable(u.given_name),
+                    {email_value(u), u.email_verified, u.active, store::nullable(u.given_name),
                      store::nullable(u.family_name), store::nullable(u.display_name),
                      store::nullable(u.external_id), json::write(u.metadata), db_now(), id})
             .status());

@@ -73,6 +73,9 @@ class UserStore {
   Result<User> get(const std::string& id);
   // InvalidArgument for a bad field, AlreadyExists when another user has the address.
   Result<User> create(const UserFields& fields);
+  // A user with no e-mail address (SCIM provisioning, when the directory's address belongs to
+  // a user the organization may not link to: contract §9). Sign-in never finds such a user.
+  Result<User> create_without_email(const UserFields& fields);
   // Deactivating (active true → false) also ends the user's browser sessions and revokes
   // their grants, in the same transaction.
   Result<User> update(const std::string& id, const UserFields& changes);

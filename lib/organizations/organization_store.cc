@@ -6,13 +6,14 @@
 #include "format/metadata.h"
 #include "format/text.h"
 #include "oauth/grant_revocation.h"
+#include "organizations/membership_store.h"
 #include "paging/counter.h"
 
 namespace portcullis::organizations {
 namespace {
 
 constexpr const char* kColumns =
-    "id, display_name, external_id, metadata, create_time, update_time";
+    "id, display_name, external_id, metadata, create_time, update_time, scim_group_roles";
 
 Status invalid(std::string message) {
   return Status::invalid_argument(std::move(message));
@@ -26,6 +27,10 @@ Result<Organization> from_row(const store::Row& r) {
   o.metadata = format::parse_stored_metadata(r.str(3));
   o.create_time = db_time_to_rfc3339(r.str(4));
   o.update_time = db_time_to_rfc3339(r.str(5));
+  if (!r.is_null(6)) {
+    auto roles = json::parse(r.str(6));
+    if (roles && roles->isObject()) o.scim_group_roles = *roles;
+  }
   return o;
 }
 
@@ -33,6 +38,7 @@ void apply(Organization& o, const OrganizationFields& f) {
   if (f.display_name) o.display_name = *f.display_name;
   if (f.external_id) o.external_id = *f.external_id;
   if (f.metadata) o.metadata = *f.metadata;
+  if (f.scim_group_roles) o.scim_group_roles = *f.scim_group_roles;
 }
 
 Status validate(const Organization& o) {
@@ -43,6 +49,7 @@ Status validate(const Organization& o) {
     PORTCULLIS_RETURN_IF_ERROR(
         text::check_display_text(*o.external_id, "external_id", kMaxExternalIdChars, false));
   }
+  PORTCULLIS_RETURN_IF_ERROR(check_scim_group_roles(o.scim_group_roles));
   return format::check_metadata(o.metadata);
 }
 
@@ -52,6 +59,24 @@ Status duplicate_external_id(const Status& st) {
 }
 
 }  // namespace
+
+Status check_scim_group_roles(const Json::Value& roles) {
+  if (!roles.isObject()) return invalid("scim_group_roles must be an object");
+  if (roles.size() > kMaxScimGroupRoles) {
+    return invalid("scim_group_roles maps at most " + std::to_string(kMaxScimGroupRoles) +
+                   " groups");
+  }
+  for (const auto& group : roles.getMemberNames()) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        text::check_display_text(group, "a scim_group_roles group name", 256, true));
+    const Json::Value& role = roles[group];
+    if (!role.isString()) return invalid("scim_group_roles values must be role names");
+    MembershipFields probe;
+    probe.roles = {role.asString()};
+    PORTCULLIS_RETURN_IF_ERROR(check_membership_fields(probe));
+  }
+  return Status::ok();
+}
 
 Status check_organization_id(std::string_view id) {
   bool ok = id.size() >= 5 && id.size() <= 32 && id.substr(0, 4) == "org_";
@@ -74,8 +99,9 @@ Result<Organization> OrganizationStore::create(const OrganizationFields& fields)
   o.create_time = o.update_time = db_time_to_rfc3339(now);
   auto inserted = db_.execute(
       "INSERT INTO organizations (id, display_name, external_id, metadata, create_time, "
-      "update_time) VALUES (?, ?, ?, ?, ?, ?)",
-      {o.id, o.display_name, store::nullable(o.external_id), json::write(o.metadata), now, now});
+      "update_time, scim_group_roles) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      {o.id, o.display_name, store::nullable(o.external_id), json::write(o.metadata), now, now,
+       json::write(o.scim_group_roles)});
   if (!inserted) return duplicate_external_id(inserted.status());
   return o;
 }
@@ -107,9 +133,9 @@ Result<Organization> OrganizationStore::update(const std::string& id,
     return db_
         .execute(
             "UPDATE organizations SET display_name = ?, external_id = ?, metadata = ?, "
-            "update_time = ? WHERE id = ?",
+            "scim_group_roles = ?, update_time = ? WHERE id = ?",
             {updated.display_name, store::nullable(updated.external_id),
-             json::write(updated.metadata), now, id})
+             json::write(updated.metadata), json::write(updated.scim_group_roles), now, id})
         .status();
   });
   if (!st.is_ok()) return duplicate_external_id(st);

@@ -27,6 +27,8 @@ struct Organization {
   std::string display_name;
   std::optional<std::string> external_id;
   Json::Value metadata = Json::Value(Json::objectValue);
+  // SCIM group displayName → membership role name (docs/scim.md §5), e.g. {"Admins":"admin"}.
+  Json::Value scim_group_roles = Json::Value(Json::objectValue);
   std::string create_time;  // RFC 3339
   std::string update_time;  // RFC 3339
 };
@@ -36,8 +38,13 @@ struct Organization {
 struct OrganizationFields {
   std::optional<std::string> display_name;
   std::optional<std::optional<std::string>> external_id;
-  std::optional<Json::Value> metadata;  // replaced whole
+  std::optional<Json::Value> metadata;          // replaced whole
+  std::optional<Json::Value> scim_group_roles;  // replaced whole
 };
+
+inline constexpr size_t kMaxScimGroupRoles = 100;
+// An object of group names (1..256 characters) to role names (membership_store.h's rule).
+Status check_scim_group_roles(const Json::Value& roles);
 
 class OrganizationStore {
  public:

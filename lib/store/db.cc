@@ -69,6 +69,8 @@ void init_driver() {
   if (!g_driver) g_driver = sql::mysql::get_mysql_driver_instance();
 }
 
+constexpr size_t kMaxCachedStatements = 1000;
+
 struct Db::Impl {
   // Statements are declared after the connection so they are destroyed first.
   std::unique_ptr<sql::Connection> connection;
@@ -142,6 +144,10 @@ Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint
     std::string key(sql_text);
     auto it = impl_->statements.find(key);
     if (it == impl_->statements.end()) {
+      // Queries built from request input (SCIM filters: the shape varies, never the values)
+      // could otherwise grow the cache, and the server's prepared statement count, without
+      // bound.
+      if (impl_->statements.size() >= kMaxCachedStatements) impl_->statements.clear();
       std::unique_ptr<sql::PreparedStatement> stmt(
           impl_->connection->prepareStatement(sql::SQLString(key)));
       it = impl_->statements.emplace(key, std::move(stmt)).first;

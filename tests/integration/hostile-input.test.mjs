@@ -67,7 +67,7 @@ test('a Cookie header with more than 256 cookies gets 400; 256 are fine', async 
 
 test('JSON nested deeper than 64 levels gets 400 in each family', async () => {
   const token = await managementToken();
-  const deep = `${'['.repeat(100000)}${']'.repeat(100000)}`;
+  const deep = `${'['.repeat(1000)}${']'.repeat(1000)}`;
   const dcr = await http(`/resources/${env.PORTCULLIS_DEMO_RESOURCE_ID}/client_register`, {
     method: 'POST', body: deep, headers: { 'content-type': 'application/json' },
   });
@@ -78,4 +78,32 @@ test('JSON nested deeper than 64 levels gets 400 in each family', async () => {
   });
   assertProblem(assert, api, 400, 'invalid_argument');
   assert.match(api.json.detail, /nested more than 64 levels/);
+});
+
+test('JSON with more than 20,000 values gets 400 before it is parsed', async () => {
+  const body = `{"redirect_uris":[${'0,'.repeat(480000)}0]}`;
+  const dcr = await http(`/resources/${env.PORTCULLIS_DEMO_RESOURCE_ID}/client_register`, {
+    method: 'POST', body, headers: { 'content-type': 'application/json' },
+  });
+  assertOAuthError(assert, dcr, 400, 'invalid_client_metadata');
+  assert.match(dcr.json.error_description, /more than 20000 values/);
+});
+
+test('authorize: a scope over 2,000 characters is refused whole; unknown names are echoed short', async () => {
+  const c = await http(`/resources/${env.PORTCULLIS_DEMO_RESOURCE_ID}/client_register`, {
+    method: 'POST', json: { client_name: 'hostile scopes', redirect_uris: ['http://127.0.0.1:3000/cb'], token_endpoint_auth_method: 'none' },
+  });
+  assert.equal(c.status, 201, c.text);
+  const authorize = (scope) => http('/oauth/authorize', {
+    method: 'POST', headers: formHeaders,
+    body: new URLSearchParams({ response_type: 'code', client_id: c.json.client_id, code_challenge: 'A'.repeat(43), code_challenge_method: 'S256', scope }).toString(),
+  });
+  const flood = await authorize(Array.from({ length: 120000 }, (_, i) => `s${i.toString(36)}`).join(' '));
+  assert.equal(flood.status, 303);
+  const back = new URL(flood.headers.get('location'));
+  assert.equal(back.searchParams.get('error'), 'invalid_scope');
+  assert.equal(back.searchParams.get('error_description'), 'scope is longer than 2000 characters');
+  const long = await authorize('x'.repeat(1999));
+  assert.equal(long.status, 303);
+  assert.equal(new URL(long.headers.get('location')).searchParams.get('error_description'), `unknown scope ${'x'.repeat(64)}`);
 });

@@ -59,3 +59,17 @@ BOOST_AUTO_TEST_CASE(find_member_never_throws) {
   BOOST_TEST(json::find_member(Json::Value(1), "a") == nullptr);
   BOOST_TEST(json::find_member(Json::Value(Json::arrayValue), "a") == nullptr);
 }
+
+BOOST_AUTO_TEST_CASE(documents_are_capped_by_their_number_of_values) {
+  auto array_of = [](size_t n) {
+    std::string out = "[";
+    for (size_t i = 0; i < n; ++i) out += i ? ",0" : "0";
+    return out + "]";
+  };
+  BOOST_TEST(json::parse(array_of(19000)).is_ok());
+  auto over = json::parse(array_of(480000));
+  BOOST_REQUIRE(!over.is_ok());
+  BOOST_TEST(over.status().message() == "JSON has more than 20000 values");
+  // Separators inside strings are not values.
+  BOOST_TEST(json::parse("[\"" + std::string(100000, ',') + "\\\",[:\"]").is_ok());
+}

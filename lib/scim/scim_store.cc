@@ -1,0 +1,700 @@
+#include "scim/scim_store.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/ids.h"
+#include "core/time.h"
+#include "format/json.h"
+#include "identity/email_address.h"
+#include "identity/user_store.h"
+#include "organizations/membership_store.h"
+
+namespace portcullis::scim {
+namespace {
+
+constexpr size_t kBatch = 500;
+
+Status uniqueness(std::string detail) {
+  return Status::already_exists(std::move(detail)).with_reason("uniqueness");
+}
+
+Status version_mismatch() {
+  return Status::failed_precondition("the resource has changed (If-Match does not match)")
+      .with_reason("versionMismatch");
+}
+
+Status check_if_match(const std::optional<std::string>& if_match, int64_t version) {
+  if (!if_match || *if_match == "*") return Status::ok();
+  // A list of entity tags (RFC 9110 §13.1.1); weak comparison.
+  std::string current = etag(version);
+  std::string bare = current.substr(2);
+  size_t start = 0;
+  const std::string& h = *if_match;
+  while (start < h.size()) {
+    size_t comma = h.find(',', start);
+    if (comma == std::string::npos) comma = h.size();
+    std::string tag = h.substr(start, comma - start);
+    while (!tag.empty() && tag.front() == ' ') tag.erase(tag.begin());
+    while (!tag.empty() && tag.back() == ' ') tag.pop_back();
+    if (tag == current || tag == bare) return Status::ok();
+    start = comma + 1;
+  }
+  return version_mismatch();
+}
+
+const char* kUserColumns =
+    "u.user_id, u.organization_id, u.directory_id, u.attributes, u.active, u.version, "
+    "u.create_time, u.update_time";
+
+ScimUser user_from_row(const store::Row& r) {
+  ScimUser u;
+  u.id = r.str(0);
+  u.organization_id = r.str(1);
+  u.directory_id = r.str(2);
+  auto parsed = json::parse(r.str(3));
+  u.attributes = parsed ? *parsed : Json::Value(Json::objectValue);
+  u.active = r.boolean(4);
+  u.version = r.i64(5);
+  u.create_time = db_time_to_rfc3339(r.str(6));
+  u.update_time = db_time_to_rfc3339(r.str(7));
+  return u;
+}
+
+const char* kGroupColumns =
+    "g.id, g.organization_id, g.directory_id, g.display_name, g.external_id, g.version, "
+    "g.create_time, g.update_time";
+
+ScimGroup group_from_row(const store::Row& r) {
+  ScimGroup g;
+  g.id = r.str(0);
+  g.organization_id = r.str(1);
+  g.directory_id = r.str(2);
+  g.display_name = r.str(3);
+  g.external_id = r.opt(4);
+  g.version = r.i64(5);
+  g.create_time = db_time_to_rfc3339(r.str(6));
+  g.update_time = db_time_to_rfc3339(r.str(7));
+  return g;
+}
+
+std::optional<std::string> optional_string(const Json::Value& v) {
+  if (v.isString() && !v.asString().empty()) return v.asString();
+  return std::nullopt;
+}
+
+// The address a SCIM user is known by: the primary e-mail, else the work one, else the first,
+// else a userName that is an address.
+std::optional<std::string> email_of(const Json::Value& a) {
+  const Json::Value& emails = a["emails"];
+  std::optional<std::string> chosen;
+  if (emails.isArray()) {
+    for (const auto& e : emails) {
+      if (e["primary"].isBool() && e["primary"].asBool()) return optional_string(e["value"]);
+    }
+    for (const auto& e : emails) {
+      if (e["type"].isString() && e["type"].asString() == "work")
+        return optional_string(e["value"]);
+    }
+    if (!emails.empty()) chosen = optional_string(emails[0]["value"]);
+  }
+  if (!chosen && a["userName"].isString() &&
+      a["userName"].asString().find('@') != std::string::npos) {
+    chosen = a["userName"].asString();
+  }
+  return chosen;
+}
+
+// The environment user's profile fields from SCIM attributes (best effort: values the
+// environment user cannot hold are left out rather than failing provisioning).
+identity::UserFields profile_of(const Json::Value& a, bool active) {
+  identity::UserFields f;
+  auto fit = [](const Json::Value& v, size_t max) -> std::optional<std::string> {
+    if (!v.isString() || v.asString().empty() || v.asString().size() > max) return std::nullopt;
+    return v.asString();
+  };
+  f.given_name = fit(a["name"]["givenName"], identity::kMaxNameChars);
+  f.family_name = fit(a["name"]["familyName"], identity::kMaxNameChars);
+  f.display_name = fit(a["displayName"], identity::kMaxDisplayNameChars);
+  f.active = active;
+  return f;
+}
+
+bool active_of(const Json::Value& a) {
+  return !a.isMember("active") || !a["active"].isBool() || a["active"].asBool();
+}
+
+std::string placeholders(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i ? ", ?" : "?";
+  return out;
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
+    store::Db& db, const std::vector<std::string>& user_ids) {
+  std::map<std::string, std::vector<UserGroup>> out;
+  for (size_t start = 0; start < user_ids.size(); start += kBatch) {
+    size_t n = std::min(kBatch, user_ids.size() - start);
+    store::Params params(user_ids.begin() + start, user_ids.begin() + start + n);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows, db.query("SELECT m.user_id, m.organization_id, g.id, g.display_name FROM "
+                                   "scim_group_members m JOIN scim_groups g ON g.organization_id = "
+                                   "m.organization_id AND g.id = m.group_id WHERE m.user_id IN (" +
+                                       placeholders(n) + ") ORDER BY g.create_time, g.id",
+                                   params));
+    for (const auto& r : rows) out[r.str(0)].push_back(UserGroup{r.str(1), r.str(2), r.str(3)});
+  }
+  return out;
+}
+
+std::string etag(int64_t version) {
+  return "W/\"" + std::to_string(version) + "\"";
+}
+
+Status ScimStore::set_membership_status(const std::string& user_id, bool active) {
+  organizations::MembershipFields fields;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT roles, metadata FROM memberships WHERE organization_id = ? AND user_id = ?",
+                {organization_id_, user_id}));
+  if (!rows.empty()) {
+    // Keep what the organization set; only the status follows the directory.
+    auto roles = json::parse(rows[0].str(0));
+    if (roles && roles->isArray()) {
+      for (const auto& r : *roles) {
+        if (r["name"].isString()) fields.roles.push_back(r["name"].asString());
+      }
+    }
+    auto metadata = json::parse(rows[0].str(1));
+    if (metadata && metadata->isObject()) fields.metadata = *metadata;
+  }
+  fields.status = active ? "active" : "inactive";
+  return organizations::MembershipStore(db_)
+      .put(organization_id_, user_id, fields, "scim")
+      .status();
+}
+
+Result<std::vector<std::string>> ScimStore::member_ids(const std::string& group_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT user_id FROM scim_group_members WHERE organization_id = ? AND group_id = ?",
+                {organization_id_, group_id}));
+  std::vector<std::string> ids;
+  for (const auto& r : rows) ids.push_back(r.str(0));
+  return ids;
+}
+
+Status ScimStore::apply_group_roles(const std::vector<std::string>& user_ids) {
+  if (user_ids.empty()) return Status::ok();
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows org,
+      db_.query("SELECT scim_group_roles FROM organizations WHERE id = ?", {organization_id_}));
+  if (org.empty() || org[0].is_null(0)) return Status::ok();
+  auto mapping = json::parse(org[0].str(0));
+  if (!mapping || !mapping->isObject() || mapping->empty()) return Status::ok();
+  std::map<std::string, std::string> role_of;  // LOWER(displayName) → role
+  std::set<std::string> managed;
+  for (const auto& group : mapping->getMemberNames()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows lowered, db_.query("SELECT LOWER(?)", {group}));
+    role_of[lowered[0].str(0)] = (*mapping)[group].asString();
+    managed.insert((*mapping)[group].asString());
+  }
+  for (const auto& user_id : user_ids) {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows groups,
+        db_.query("SELECT g.display_name_key FROM scim_group_members m JOIN scim_groups g ON "
+                  "g.organization_id = m.organization_id AND g.id = m.group_id "
+                  "WHERE m.organization_id = ? AND m.user_id = ?",
+                  {organization_id_, user_id}));
+    std::set<std::string> wanted;
+    for (const auto& g : groups) {
+      auto it = role_of.find(g.str(0));
+      if (it != role_of.end()) wanted.insert(it->second);
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows,
+        db_.query("SELECT roles, metadata, status FROM memberships WHERE organization_id = ? AND "
+                  "user_id = ? FOR UPDATE",
+                  {organization_id_, user_id}));
+    if (rows.empty()) continue;
+    organizations::MembershipFields fields;
+    std::vector<std::string> before;
+    auto roles = json::parse(rows[0].str(0));
+    if (roles && roles->isArray()) {
+      for (const auto& r : *roles) {
+        if (r["name"].isString()) before.push_back(r["name"].asString());
+      }
+    }
+    for (const auto& r : before) {
+      if (!managed.count(r)) fields.roles.push_back(r);
+    }
+    for (const auto& r : wanted) fields.roles.push_back(r);
+    if (fields.roles == before) continue;
+    auto metadata = json::parse(rows[0].str(1));
+    if (metadata && metadata->isObject()) fields.metadata = *metadata;
+    fields.status = rows[0].str(2);
+    PORTCULLIS_RETURN_IF_ERROR(organizations::MembershipStore(db_)
+                                   .put(organization_id_, user_id, fields, "scim")
+                                   .status());
+  }
+  return Status::ok();
+}
+
+Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
+  std::string user_id;
+  const bool active = active_of(attributes);
+  Status st = db_.transaction([&]() -> Status {
+    identity::UserStore users(db_);
+    std::optional<std::string> email;
+    if (auto raw = email_of(attributes)) {
+      auto normalized = identity::normalize_email(*raw);
+      if (normalized) email = *normalized;
+    }
+    user_id.clear();
+    if (email) {
+      PORTCULLIS_ASSIGN_OR_RETURN(
+          store::Rows found, db_.query("SELECT id, email FROM users WHERE email = ?", {*email}));
+      if (!found.empty() && identity::email_key(found[0].str(1)) == identity::email_key(*email)) {
+        // Link only through a domain the organization has verified (contract §9).
+        std::string domain = ascii_lower(email->substr(email->rfind('@') + 1));
+        PORTCULLIS_ASSIGN_OR_RETURN(
+            store::Rows verified,
+            db_.query("SELECT 1 FROM organization_domains WHERE organization_id = ? AND "
+                      "verified_domain = ?",
+                      {organization_id_, domain}));
+        if (!verified.empty()) user_id = found[0].str(0);
+      }
+      if (user_id.empty() && found.empty()) {
+        identity::UserFields f = profile_of(attributes, active);
+        f.email = *email;
+        f.email_verified = false;
+        auto created = users.create(f);
+        if (created) {
+          user_id = created->id;
+        } else if (created.status().code() != Code::kAlreadyExists) {
+          return created.status();
+        }
+      }
+    }
+    if (user_id.empty()) {
+      PORTCULLIS_ASSIGN_OR_RETURN(identity::User u,
+                                  users.create_without_email(profile_of(attributes, active)));
+      user_id = u.id;
+    } else if (!active) {
+      PORTCULLIS_RETURN_IF_ERROR(users.update(user_id, profile_of(attributes, active)).status());
+    }
+    std::string now = db_now();
+    auto inserted = db_.execute(
+        "INSERT INTO scim_users (organization_id, user_id, directory_id, user_name, "
+        "user_name_key, external_id, active, attributes, version, create_time, update_time) "
+        "VALUES (?, ?, ?, ?, LOWER(?), ?, ?, ?, 1, ?, ?)",
+        {organization_id_, user_id, directory_id_, attributes["userName"].asString(),
+         attributes["userName"].asString(),
+         store::nullable(optional_string(attributes["externalId"])), active,
+         json::write(attributes), now, now});
+    if (!inserted) {
+      if (inserted.status().code() == Code::kAlreadyExists) {
+        return uniqueness("a user with this userName already exists in this organization");
+      }
+      return inserted.status();
+    }
+    return set_membership_status(user_id, active);
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return get_user(user_id);
+}
+
+Result<ScimUser> ScimStore::get_user(const std::string& id) {
+  if (!is_valid_id(id, "usr_")) return Status::not_found("no user " + id);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kUserColumns +
+                    " FROM scim_users u WHERE u.organization_id = ? AND u.user_id = ?",
+                {organization_id_, id}));
+  if (rows.empty()) return Status::not_found("no user " + id);
+  std::vector<ScimUser> users{user_from_row(rows[0])};
+  PORTCULLIS_RETURN_IF_ERROR(load_groups(users));
+  return std::move(users[0]);
+}
+
+Result<ScimUser> ScimStore::lock_user(const std::string& id) {
+  if (!is_valid_id(id, "usr_")) return Status::not_found("no user " + id);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kUserColumns +
+                    " FROM scim_users u WHERE u.organization_id = ? AND u.user_id = ? FOR UPDATE",
+                {organization_id_, id}));
+  if (rows.empty()) return Status::not_found("no user " + id);
+  return user_from_row(rows[0]);
+}
+
+Result<UserChange> ScimStore::write_user(const ScimUser& before, Json::Value new_attributes) {
+  // Read through a const reference: a non-const operator[] would add null members.
+  const Json::Value& attributes = new_attributes;
+  UserChange change;
+  change.user = before;
+  if (attributes == before.attributes) return change;  // a no-op keeps version and lastModified
+  const bool active = active_of(attributes);
+  std::string now = db_now();
+  auto updated = db_.execute(
+      "UPDATE scim_users SET user_name = ?, user_name_key = LOWER(?), external_id = ?, "
+      "active = ?, attributes = ?, version = version + 1, update_time = ? "
+      "WHERE organization_id = ? AND user_id = ?",
+      {attributes["userName"].asString(), attributes["userName"].asString(),
+       store::nullable(optional_string(attributes["externalId"])), active, json::write(attributes),
+       now, organization_id_, before.id});
+  if (!updated) {
+    if (updated.status().code() == Code::kAlreadyExists) {
+      return uniqueness("a user with this userName already exists in this organization");
+    }
+    return updated.status();
+  }
+  identity::UserFields profile = profile_of(attributes, active);
+  PORTCULLIS_RETURN_IF_ERROR(identity::UserStore(db_).update(before.id, profile).status());
+  if (active != before.active) PORTCULLIS_RETURN_IF_ERROR(set_membership_status(before.id, active));
+  change.changed = true;
+  change.deactivated = before.active && !active;
+  change.reactivated = !before.active && active;
+  return change;
+}
+
+Result<UserChange> ScimStore::replace_user(const std::string& id, const Json::Value& attributes,
+                                           const std::optional<std::string>& if_match) {
+  UserChange change;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(ScimUser before, lock_user(id));
+    PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
+    PORTCULLIS_ASSIGN_OR_RETURN(change, write_user(before, attributes));
+    return Status::ok();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  PORTCULLIS_ASSIGN_OR_RETURN(change.user, get_user(id));
+  return change;
+}
+
+Result<UserChange> ScimStore::patch_user(const std::string& id,
+                                         const std::vector<PatchOperation>& ops,
+                                         const std::optional<std::string>& if_match) {
+  UserChange change;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(ScimUser before, lock_user(id));
+    PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
+    PORTCULLIS_ASSIGN_OR_RETURN(Json::Value after, scim::patch_user(before.attributes, id, ops));
+    PORTCULLIS_ASSIGN_OR_RETURN(change, write_user(before, std::move(after)));
+    return Status::ok();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  PORTCULLIS_ASSIGN_OR_RETURN(change.user, get_user(id));
+  return change;
+}
+
+Status ScimStore::delete_user(const std::string& id, const std::optional<std::string>& if_match) {
+  return db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(ScimUser before, lock_user(id));
+    PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND user_id = ?",
+                    {organization_id_, id})
+            .status());
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_users WHERE organization_id = ? AND user_id = ?",
+                    {organization_id_, id})
+            .status());
+    Status removed = organizations::MembershipStore(db_).remove(organization_id_, id);
+    if (!removed.is_ok() && removed.code() != Code::kNotFound) return removed;
+    return Status::ok();
+  });
+}
+
+Result<ListResult<ScimUser>> ScimStore::list_users(const ListQuery& q) {
+  ListResult<ScimUser> out;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows, list_rows(q, "scim_users u", "u", kUserColumns, "u.user_id", out.total));
+  for (const auto& r : rows) out.items.push_back(user_from_row(r));
+  PORTCULLIS_RETURN_IF_ERROR(load_groups(out.items));
+  return out;
+}
+
+Result<store::Rows> ScimStore::list_rows(const ListQuery& q, const std::string& from,
+                                         const std::string& alias, const std::string& columns,
+                                         const std::string& id_column, int64_t& total) {
+  std::string where = alias + ".organization_id = ?";
+  store::Params params{organization_id_};
+  if (q.filter) {
+    where += " AND (" + q.filter->sql + ")";
+    for (const auto& p : q.filter->params) params.push_back(p);
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows count, db_.query("SELECT COUNT(*) FROM " + from + " WHERE " + where, params));
+  total = count.empty() ? 0 : count[0].i64(0);
+  if (q.count <= 0 || q.start_index > total) return store::Rows{};
+  // Stable across pages (Okta's import): creation time, then id, after any sortBy.
+  std::string order = alias + ".create_time, " + id_column;
+  if (!q.sort_expression.empty()) {
+    order = q.sort_expression + (q.descending ? " DESC, " : " ASC, ") + order;
+  }
+  params.push_back(std::min<int64_t>(q.count, kMaxResults));
+  params.push_back(q.start_index - 1);
+  return db_.query("SELECT " + columns + " FROM " + from + " WHERE " + where + " ORDER BY " +
+                       order + " LIMIT ? OFFSET ?",
+                   params);
+}
+
+Status ScimStore::load_groups(std::vector<ScimUser>& users) {
+  for (size_t start = 0; start < users.size(); start += kBatch) {
+    size_t n = std::min(kBatch, users.size() - start);
+    store::Params params{organization_id_};
+    for (size_t i = 0; i < n; ++i) params.push_back(users[start + i].id);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows,
+        db_.query("SELECT m.user_id, g.id, g.display_name FROM scim_group_members m JOIN "
+                  "scim_groups g ON g.organization_id = m.organization_id AND g.id = m.group_id "
+                  "WHERE m.organization_id = ? AND m.user_id IN (" +
+                      placeholders(n) + ") ORDER BY g.create_time, g.id",
+                  params));
+    for (const auto& r : rows) {
+      for (size_t i = 0; i < n; ++i) {
+        if (users[start + i].id == r.str(0))
+          users[start + i].groups.emplace_back(r.str(1), r.str(2));
+      }
+    }
+  }
+  return Status::ok();
+}
+
+// Groups.
+
+Status ScimStore::check_members(const std::vector<std::string>& user_ids) {
+  for (size_t start = 0; start < user_ids.size(); start += kBatch) {
+    size_t n = std::min(kBatch, user_ids.size() - start);
+    store::Params params{organization_id_};
+    for (size_t i = 0; i < n; ++i) {
+      if (!is_valid_id(user_ids[start + i], "usr_")) {
+        return invalid_value("member " + user_ids[start + i] + " is not a user of this directory");
+      }
+      params.push_back(user_ids[start + i]);
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows rows,
+        db_.query("SELECT COUNT(DISTINCT user_id) FROM scim_users WHERE organization_id = ? AND "
+                  "user_id IN (" +
+                      placeholders(n) + ")",
+                  params));
+    std::vector<std::string> distinct(user_ids.begin() + start, user_ids.begin() + start + n);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    if (rows.empty() || rows[0].i64(0) != static_cast<int64_t>(distinct.size())) {
+      return invalid_value("a member is not a user of this directory");
+    }
+  }
+  return Status::ok();
+}
+
+Status ScimStore::add_members(const std::string& group_id, const std::vector<std::string>& ids) {
+  PORTCULLIS_RETURN_IF_ERROR(check_members(ids));
+  for (size_t start = 0; start < ids.size(); start += kBatch) {
+    size_t n = std::min(kBatch, ids.size() - start);
+    std::string values;
+    store::Params params;
+    for (size_t i = 0; i < n; ++i) {
+      values += i ? ", (?, ?, ?)" : "(?, ?, ?)";
+      params.push_back(organization_id_);
+      params.push_back(group_id);
+      params.push_back(ids[start + i]);
+    }
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("INSERT IGNORE INTO scim_group_members (organization_id, group_id, user_id) "
+                    "VALUES " +
+                        values,
+                    params)
+            .status());
+  }
+  return Status::ok();
+}
+
+Status ScimStore::remove_members(const std::string& group_id, const std::vector<std::string>& ids) {
+  for (size_t start = 0; start < ids.size(); start += kBatch) {
+    size_t n = std::min(kBatch, ids.size() - start);
+    store::Params params{organization_id_, group_id};
+    for (size_t i = 0; i < n; ++i) params.push_back(ids[start + i]);
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND group_id = ? AND "
+                    "user_id IN (" +
+                        placeholders(n) + ")",
+                    params)
+            .status());
+  }
+  return Status::ok();
+}
+
+Result<ScimGroup> ScimStore::create_group(const GroupInput& input) {
+  std::string id = new_id("grp_");
+  Status st = db_.transaction([&]() -> Status {
+    std::string now = db_now();
+    auto inserted = db_.execute(
+        "INSERT INTO scim_groups (organization_id, id, directory_id, display_name, "
+        "display_name_key, external_id, version, create_time, update_time) "
+        "VALUES (?, ?, ?, ?, LOWER(?), ?, 1, ?, ?)",
+        {organization_id_, id, directory_id_, input.display_name, input.display_name,
+         store::nullable(input.external_id), now, now});
+    if (!inserted) {
+      if (inserted.status().code() == Code::kAlreadyExists) {
+        return uniqueness("a group with this displayName already exists in this organization");
+      }
+      return inserted.status();
+    }
+    PORTCULLIS_RETURN_IF_ERROR(add_members(id, input.member_ids));
+    return apply_group_roles(input.member_ids);
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return get_group(id, true);
+}
+
+Status ScimStore::load_members(ScimGroup& g) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT m.user_id, u.user_name FROM scim_group_members m JOIN scim_users u ON "
+                "u.organization_id = m.organization_id AND u.user_id = m.user_id "
+                "WHERE m.organization_id = ? AND m.group_id = ? ORDER BY m.user_id",
+                {organization_id_, g.id}));
+  g.members.clear();
+  for (const auto& r : rows) g.members.emplace_back(r.str(0), r.str(1));
+  g.members_loaded = true;
+  return Status::ok();
+}
+
+Result<ScimGroup> ScimStore::get_group(const std::string& id, bool with_members) {
+  if (!is_valid_id(id, "grp_")) return Status::not_found("no group " + id);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kGroupColumns +
+                    " FROM scim_groups g WHERE g.organization_id = ? AND g.id = ?",
+                {organization_id_, id}));
+  if (rows.empty()) return Status::not_found("no group " + id);
+  ScimGroup g = group_from_row(rows[0]);
+  if (with_members) PORTCULLIS_RETURN_IF_ERROR(load_members(g));
+  return g;
+}
+
+Result<ScimGroup> ScimStore::lock_group(const std::string& id) {
+  if (!is_valid_id(id, "grp_")) return Status::not_found("no group " + id);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kGroupColumns +
+                    " FROM scim_groups g WHERE g.organization_id = ? AND g.id = ? FOR UPDATE",
+                {organization_id_, id}));
+  if (rows.empty()) return Status::not_found("no group " + id);
+  return group_from_row(rows[0]);
+}
+
+Result<GroupChange> ScimStore::replace_group(const std::string& id, const GroupInput& input,
+                                             const std::optional<std::string>& if_match) {
+  GroupPatch plan;
+  plan.display_name = input.display_name;
+  plan.external_id = input.external_id;
+  plan.members.push_back({MemberChange::Kind::kClear, {}});
+  plan.members.push_back({MemberChange::Kind::kAdd, input.member_ids});
+  return patch_group(id, plan, if_match);
+}
+
+Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPatch& plan,
+                                           const std::optional<std::string>& if_match) {
+  GroupChange change;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
+    PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
+    bool changed = false;
+    std::set<std::string> affected;
+    std::string name = plan.display_name.value_or(before.display_name);
+    std::optional<std::string> external_id = plan.external_id.value_or(before.external_id);
+    if (name != before.display_name || external_id != before.external_id) {
+      auto updated = db_.execute(
+          "UPDATE scim_groups SET display_name = ?, display_name_key = LOWER(?), external_id = ? "
+          "WHERE organization_id = ? AND id = ?",
+          {name, name, store::nullable(external_id), organization_id_, id});
+      if (!updated) {
+        if (updated.status().code() == Code::kAlreadyExists) {
+          return uniqueness("a group with this displayName already exists in this organization");
+        }
+        return updated.status();
+      }
+      changed = true;
+      if (name != before.display_name) {
+        PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> all, member_ids(id));
+        affected.insert(all.begin(), all.end());
+      }
+    }
+    for (const auto& m : plan.members) {
+      affected.insert(m.user_ids.begin(), m.user_ids.end());
+      switch (m.kind) {
+        case MemberChange::Kind::kAdd:
+          if (m.user_ids.empty()) break;
+          PORTCULLIS_RETURN_IF_ERROR(add_members(id, m.user_ids));
+          changed = true;
+          break;
+        case MemberChange::Kind::kRemove:
+          if (m.user_ids.empty()) break;
+          PORTCULLIS_RETURN_IF_ERROR(remove_members(id, m.user_ids));
+          changed = true;
+          break;
+        case MemberChange::Kind::kClear: {
+          PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> all, member_ids(id));
+          affected.insert(all.begin(), all.end());
+          PORTCULLIS_RETURN_IF_ERROR(
+              db_.execute(
+                     "DELETE FROM scim_group_members WHERE organization_id = ? AND group_id = ?",
+                     {organization_id_, id})
+                  .status());
+          changed = true;
+          break;
+        }
+      }
+    }
+    PORTCULLIS_RETURN_IF_ERROR(apply_group_roles({affected.begin(), affected.end()}));
+    if (changed) {
+      PORTCULLIS_RETURN_IF_ERROR(
+          db_.execute("UPDATE scim_groups SET version = version + 1, update_time = ? WHERE "
+                      "organization_id = ? AND id = ?",
+                      {db_now(), organization_id_, id})
+              .status());
+    }
+    change.changed = changed;
+    return Status::ok();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  PORTCULLIS_ASSIGN_OR_RETURN(change.group, get_group(id, false));
+  return change;
+}
+
+Status ScimStore::delete_group(const std::string& id, const std::optional<std::string>& if_match) {
+  return db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
+    PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> members, member_ids(id));
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND group_id = ?",
+                    {organization_id_, id})
+            .status());
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_groups WHERE organization_id = ? AND id = ?",
+                    {organization_id_, id})
+            .status());
+    return apply_group_roles(members);
+  });
+}
+
+Result<ListResult<ScimGroup>> ScimStore::list_groups(const ListQuery& q) {
+  ListResult<ScimGroup> out;
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
+                              list_rows(q, "scim_groups g", "g", kGroupColumns, "g.id", out.total));
+  for (const auto& r : rows) {
+    out.items.push_back(group_from_row(r));
+    if (q.with_members) PORTCULLIS_RETURN_IF_ERROR(load_members(out.items.back()));
+  }
+  return out;
+}
+
+}  // namespace portcullis::scim

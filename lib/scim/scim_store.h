@@ -1,0 +1,157 @@
+// SCIM users and groups of an organization (contract §9). ScimStore is the only writer of
+// scim_users, scim_groups and scim_group_members; environment users and memberships are
+// changed through their own stores (identity::UserStore, organizations::MembershipStore), in
+// the same transaction.
+//
+// Semantics:
+//  - userName / group displayName are unique per organization case-insensitively (409
+//    uniqueness), stored and returned exactly as sent. The unique keys decide races: ten
+//    identical POSTs at once give one 201 and nine 409s.
+//  - A create links to an existing environment user with the same e-mail address only when
+//    that address's domain is a verified domain of the organization; otherwise it creates a new
+//    environment user (without the address when another user holds it), so no organization can
+//    take over another's user.
+//  - active:false deactivates the environment user (ending their browser sessions and revoking
+//    their grants, so resource servers refuse their access tokens at the next deny-list sync)
+//    and makes the membership `inactive`; active:true reverses both.
+//  - DELETE removes the SCIM user, their group memberships and the organization membership and
+//    frees the userName; the environment user stays.
+//  - Every change bumps `version`; callers' If-Match values are checked inside the transaction
+//    (FailedPrecondition with reason "versionMismatch").
+#pragma once
+
+#include <json/value.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "scim/filter_sql.h"
+#include "scim/patch.h"
+#include "scim/resource.h"
+#include "store/db.h"
+
+namespace portcullis::scim {
+
+inline constexpr int64_t kMaxResults = 200;
+
+struct ScimUser {
+  std::string id;  // usr_…
+  std::string organization_id;
+  std::string directory_id;
+  Json::Value attributes;  // canonical (resource.h)
+  bool active = true;
+  int64_t version = 1;
+  std::string create_time;  // RFC 3339
+  std::string update_time;
+  std::vector<std::pair<std::string, std::string>> groups;  // (grp_ id, displayName)
+};
+
+struct ScimGroup {
+  std::string id;  // grp_…
+  std::string organization_id;
+  std::string directory_id;
+  std::string display_name;
+  std::optional<std::string> external_id;
+  int64_t version = 1;
+  std::string create_time;
+  std::string update_time;
+  bool members_loaded = false;
+  std::vector<std::pair<std::string, std::string>> members;  // (usr_ id, userName)
+};
+
+std::string etag(int64_t version);
+
+struct ListQuery {
+  std::optional<SqlCondition> filter;
+  std::string sort_expression;  // empty = creation order
+  bool descending = false;
+  int64_t start_index = 1;  // 1-based
+  int64_t count = 100;
+  bool with_members = true;  // groups
+};
+
+template <typename T>
+struct ListResult {
+  int64_t total = 0;
+  std::vector<T> items;
+};
+
+// What a user write changed, for the events.
+struct UserChange {
+  ScimUser user;
+  bool changed = false;
+  bool deactivated = false;
+  bool reactivated = false;
+};
+
+struct GroupChange {
+  ScimGroup group;
+  bool changed = false;
+};
+
+// The SCIM groups each of `user_ids` belongs to, in any organization (the listing API shows
+// them in the user's membership of that organization).
+struct UserGroup {
+  std::string organization_id;
+  std::string group_id;
+  std::string display_name;
+};
+Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
+    store::Db& db, const std::vector<std::string>& user_ids);
+
+class ScimStore {
+ public:
+  ScimStore(store::Db& db, std::string organization_id, std::string directory_id)
+      : db_(db),
+        organization_id_(std::move(organization_id)),
+        directory_id_(std::move(directory_id)) {}
+
+  Result<ScimUser> create_user(const Json::Value& attributes);
+  Result<ScimUser> get_user(const std::string& id);
+  Result<UserChange> replace_user(const std::string& id, const Json::Value& attributes,
+                                  const std::optional<std::string>& if_match);
+  Result<UserChange> patch_user(const std::string& id, const std::vector<PatchOperation>& ops,
+                                const std::optional<std::string>& if_match);
+  Status delete_user(const std::string& id, const std::optional<std::string>& if_match);
+  Result<ListResult<ScimUser>> list_users(const ListQuery& query);
+
+  Result<ScimGroup> create_group(const GroupInput& input);
+  Result<ScimGroup> get_group(const std::string& id, bool with_members);
+  Result<GroupChange> replace_group(const std::string& id, const GroupInput& input,
+                                    const std::optional<std::string>& if_match);
+  Result<GroupChange> patch_group(const std::string& id, const GroupPatch& plan,
+                                  const std::optional<std::string>& if_match);
+  Status delete_group(const std::string& id, const std::optional<std::string>& if_match);
+  Result<ListResult<ScimGroup>> list_groups(const ListQuery& query);
+
+ private:
+  // The user row locked for update; NotFound for ids outside the organization.
+  Result<ScimUser> lock_user(const std::string& id);
+  Result<ScimGroup> lock_group(const std::string& id);
+  // Writes new attributes for a locked user and follows them into the environment user and
+  // the membership.
+  Result<UserChange> write_user(const ScimUser& before, Json::Value attributes);
+  // One page of rows of `from` (aliased `alias`) in the organization, and the total count.
+  Result<store::Rows> list_rows(const ListQuery& q, const std::string& from,
+                                const std::string& alias, const std::string& columns,
+                                const std::string& id_column, int64_t& total);
+  Status load_groups(std::vector<ScimUser>& users);
+  Status load_members(ScimGroup& group);
+  Status check_members(const std::vector<std::string>& user_ids);
+  Status add_members(const std::string& group_id, const std::vector<std::string>& user_ids);
+  Status remove_members(const std::string& group_id, const std::vector<std::string>& user_ids);
+  Status set_membership_status(const std::string& user_id, bool active);
+  // The organization's scim_group_roles applied to these users' memberships: every role the
+  // mapping names is held exactly when one of the user's groups maps to it; other roles stay.
+  Status apply_group_roles(const std::vector<std::string>& user_ids);
+  Result<std::vector<std::string>> member_ids(const std::string& group_id);
+
+  store::Db& db_;
+  std::string organization_id_;
+  std::string directory_id_;
+};
+
+}  // namespace portcullis::scim
