@@ -23,7 +23,14 @@ bool read_time(const Json::Value& claims, std::string_view name, int64_t& out) {
   const Json::Value* m = json::find_member(claims, name);
   if (m == nullptr) return true;
   if (!m->isNumeric()) return false;
-  out = m->isIntegral() ? m->asInt64() : static_cast<int64_t>(m->asDouble());
+  if (m->isInt64()) {
+    out = m->asInt64();
+    return true;
+  }
+  // A NumericDate outside int64 (or NaN) is malformed: casting it would be undefined behaviour.
+  const double seconds = m->asDouble();
+  if (!(seconds > -9.2e18 && seconds < 9.2e18)) return false;
+  out = static_cast<int64_t>(seconds);
   return true;
 }
 
