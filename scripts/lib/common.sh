@@ -41,8 +41,8 @@ common_init() {
   # Twice the cores: a libfcgi worker idles through each close handshake (bench/README.md).
   WORKERS=${PORTCULLIS_WORKERS:-$(($(nproc) * 2))}
   DEMO_MCP_PORT=${PORTCULLIS_DEMO_MCP_PORT:-8081}
-  # /metrics, loopback only: the stack's port + 8 unless set (+4…+6 are the SSO tests' IdPs) (parallel stacks never share it).
-  METRICS_PORT=${PORTCULLIS_METRICS_PORT:-$((PORT + 8))}
+  # /metrics, loopback only: the stack's port + 2 unless set (scripts/test lists every port a test stack uses).
+  METRICS_PORT=${PORTCULLIS_METRICS_PORT:-$((PORT + 2))}
   [[ $PORT =~ ^[0-9]+$ ]] || die "PORTCULLIS_PORT must be a number, got '$PORT'"
   [[ $METRICS_PORT =~ ^[0-9]+$ ]] || die "PORTCULLIS_METRICS_PORT must be a number, got '$METRICS_PORT'"
   [[ $DEMO_MCP_PORT =~ ^[0-9]+$ ]] || die "PORTCULLIS_DEMO_MCP_PORT must be a number, got '$DEMO_MCP_PORT'"
