@@ -3,11 +3,13 @@
 #include "api_connections.h"
 #include "api_directories.h"
 #include "api_domains.h"
+#include "api_events.h"
 #include "api_memberships.h"
 #include "api_organizations.h"
 #include "api_resource_clients.h"
 #include "api_resources.h"
 #include "api_users.h"
+#include "api_webhooks.h"
 #include "server/bearer_auth.h"
 #include "server/worker_main.h"
 
@@ -25,6 +27,8 @@ void install_routes(server::App& app) {
   api_worker::install_domain_routes(app);
   api_worker::install_connection_routes(app);
   api_worker::install_directory_routes(app);
+  api_worker::install_event_routes(app);
+  api_worker::install_webhook_routes(app);
 }
 
 }  // namespace
