@@ -6,8 +6,11 @@ import { createServer } from 'node:http';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { Webhook } from 'standardwebhooks';
+import { createRequire } from 'node:module';
 import { http, managementToken, varDir, configFile, sleep } from '../../tests/integration/harness.mjs';
+
+// The tests' npm packages (tests/package.json).
+const { Webhook } = createRequire(new URL('../../tests/package.json', import.meta.url))('standardwebhooks');
 
 const n = Number(process.env.BENCH_EVENTS);
 const requests = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -15,6 +18,7 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const depth = Number(process.env.BENCH_DEPTH ?? 100);
 const deliveries = Number(process.env.BENCH_DELIVERIES ?? 20000);
 const processes = Number(process.env.BENCH_DELIVERY_PROCESSES ?? 2);
+const endpointCount = Number(process.env.BENCH_ENDPOINTS ?? 10);
 
 function sql(statement) {
   return execFileSync('mariadb', [`--defaults-file=${process.env.BENCH_DB_CNF}`, `-u${process.env.BENCH_DB_ADMIN}`,
@@ -59,7 +63,7 @@ async function deepToken(filter) {
   return page.next_page_token;
 }
 
-const user = (i) => `usr_0${String((i * 7919) % Math.min(100000, n)).padStart(25, '0')}`;
+const user = (i) => `usr_0${String((i * 7919) % 99991).padStart(25, "0")}`;
 console.log(`\n${n} events; ${requests} requests per row from ${concurrency} clients, page_size 50 (deep: ${depth} pages of 100 in)\n`);
 console.log('| request | requests | rows/page | total_size | p50 ms | p99 ms |');
 console.log('|---|---:|---:|---:|---:|---:|');
@@ -76,7 +80,7 @@ await measure(`page ${depth + 1} (of 100), \`types=token.issued\``, () => `page_
 let first = 0;
 let last = 0;
 const seen = new Set();
-let secret;
+const secrets = new Map();
 const receiver = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
@@ -84,18 +88,22 @@ const receiver = createServer((req, res) => {
     const now = Date.now();
     if (!first) first = now;
     last = now;
-    if (seen.size < 5) new Webhook(secret).verify(Buffer.concat(chunks).toString('utf8'), req.headers);
+    if (seen.size < 5) new Webhook(secrets.get(req.url)).verify(Buffer.concat(chunks).toString('utf8'), req.headers);
     seen.add(req.headers['webhook-id']);
     res.statusCode = 200;
     res.end();
   });
 });
 await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-const created = await http('/api/v1/webhooks', { method: 'POST', headers: auth,
-  json: { url: `http://127.0.0.1:${receiver.address().port}/bench`, event_types: ['api_client.created'] } });
-if (created.status !== 201) throw new Error(`POST /api/v1/webhooks: ${created.status} ${created.text}`);
-secret = created.json.secret;
-const hook = created.json.id;
+const hooks = [];
+for (let i = 0; i < endpointCount; i++) {
+  const created = await http('/api/v1/webhooks', { method: 'POST', headers: auth,
+    json: { url: `http://127.0.0.1:${receiver.address().port}/bench-${i}`, event_types: ['api_client.created'] } });
+  if (created.status !== 201) throw new Error(`POST /api/v1/webhooks: ${created.status} ${created.text}`);
+  hooks.push(created.json.id);
+  secrets.set(`/bench-${i}`, created.json.secret);
+}
+const eventCount = Math.ceil(deliveries / endpointCount);
 // The stack's own delivery process pauses; BENCH_DELIVERY_PROCESSES others do the work.
 const stackPid = Number(readFileSync(path.join(varDir, 'run', 'webhooks.pid'), 'utf8').trim());
 process.kill(stackPid, 'SIGSTOP');
@@ -106,14 +114,15 @@ try {
     INSERT INTO events (id, type, occurred_at, data)
       SELECT CONCAT('evt_1', LPAD(${base} * 100000 + seq, 25, '0')), 'api_client.created',
              UTC_TIMESTAMP(6) - INTERVAL 1 MINUTE + INTERVAL seq MICROSECOND, '{"created_by":"bench"}'
-      FROM seq_1_to_${deliveries};
-    INSERT INTO listing_counts (scope, shard, n) VALUES ('events:api_client.created', 15, ${deliveries})
+      FROM seq_1_to_${eventCount};
+    INSERT INTO listing_counts (scope, shard, n) VALUES ('events:api_client.created', 15, ${eventCount})
       ON DUPLICATE KEY UPDATE n = n + VALUES(n);
     INSERT INTO webhook_deliveries (id, webhook_id, event_id, state, attempts, next_attempt_at, create_time, update_time)
-      SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING('${hook}', 4)), '${hook}', e.id, 'pending', 0,
+      SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING(w.id, 4)), w.id, e.id, 'pending', 0,
              e.occurred_at, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)
-      FROM events e WHERE e.id BETWEEN CONCAT('evt_1', LPAD(${base} * 100000 + 1, 25, '0'))
-                                  AND CONCAT('evt_1', LPAD(${base} * 100000 + ${deliveries}, 25, '0'));
+      FROM events e JOIN webhooks w ON w.id IN (${hooks.map((h) => `'${h}'`).join(', ')})
+      WHERE e.id BETWEEN CONCAT('evt_1', LPAD(${base} * 100000 + 1, 25, '0'))
+                     AND CONCAT('evt_1', LPAD(${base} * 100000 + ${eventCount}, 25, '0'));
     COMMIT;`);
   const started = Date.now();
   const log = openSync(path.join(varDir, 'log', 'webhooks-bench.log'), 'a');
@@ -121,14 +130,15 @@ try {
     children.push(spawn(path.join(process.env.BENCH_BIN_DIR, 'portcullis-webhooks'), ['--config', configFile],
       { stdio: ['ignore', log, log] }));
   }
-  while (seen.size < deliveries && Date.now() - started < 600000) await sleep(200);
+  const expected = eventCount * endpointCount;
+  while (seen.size < expected && Date.now() - started < 600000) await sleep(200);
   const seconds = (last - first) / 1000;
-  console.log(`\n| delivery processes | deliveries | distinct webhook-ids | seconds (first to last) | deliveries/s |`);
-  console.log('|---:|---:|---:|---:|---:|');
-  console.log(`| ${processes} | ${deliveries} | ${seen.size} | ${seconds.toFixed(1)} | ${(seen.size / seconds).toFixed(0)} |`);
+  console.log(`\n| delivery processes | endpoints | deliveries | distinct webhook-ids | seconds (first to last) | deliveries/s |`);
+  console.log('|---:|---:|---:|---:|---:|---:|');
+  console.log(`| ${processes} | ${endpointCount} | ${expected} | ${seen.size} | ${seconds.toFixed(1)} | ${(seen.size / seconds).toFixed(0)} |`);
 } finally {
   for (const c of children) c.kill('SIGTERM');
   process.kill(stackPid, 'SIGCONT');
-  await http(`/api/v1/webhooks/${hook}`, { method: 'DELETE', headers: auth });
+  for (const hook of hooks) await http(`/api/v1/webhooks/${hook}`, { method: 'DELETE', headers: auth });
   receiver.close();
 }
