@@ -211,7 +211,43 @@ class Compiler {
       return bad(f.attr.name + " is not a multi-valued attribute");
     }
     if (is_membership(p)) return membership(p, *f.left, true);
-    return json_elements(p, *f.left, true);
+    PORTCULLIS_ASSIGN_OR_RETURN(SqlCondition c, json_elements(p, *f.left, true));
+    // emails[value eq "…"], emails[type eq "work" and value eq "…"]: the index first.
+    if (is_emails(p)) {
+      if (const Filter* eq = value_eq(*f.left)) return with_email_index(std::move(c), *eq);
+    }
+    return c;
+  }
+
+  bool is_emails(const ResolvedPath& p) const {
+    return kind_ == ResourceKind::kUser && !p.is_extension() && p.attribute->name == "emails";
+  }
+
+  // `value eq "…"` itself or as one operand of an `and` chain inside a value path.
+  static const Filter* value_eq(const Filter& f) {
+    if (f.kind == Filter::Kind::kAnd) {
+      if (const Filter* l = value_eq(*f.left)) return l;
+      return value_eq(*f.right);
+    }
+    if (f.kind == Filter::Kind::kCompare && f.op == "eq" && f.value.isString() &&
+        f.attr.urn.empty() && f.attr.sub.empty() && iequals(f.attr.name, "value")) {
+      return &f;
+    }
+    return nullptr;
+  }
+
+  // The exact condition `c` on emails, narrowed first to the users scim_user_emails lists with
+  // that address (lowered and cut as the store writes it): an index lookup, not a JSON_TABLE
+  // over every user of the organization.
+  static SqlCondition with_email_index(SqlCondition c, const Filter& eq) {
+    SqlCondition out;
+    out.sql =
+        "(u.user_id IN (SELECT e.user_id FROM scim_user_emails e WHERE e.organization_id = "
+        "u.organization_id AND e.value_key = LEFT(LOWER(?), 255)) AND " +
+        c.sql + ")";
+    out.params.push_back(eq.value.asString());
+    for (auto& p : c.params) out.params.push_back(std::move(p));
+    return out;
   }
 
   bool is_membership(const ResolvedPath& p) const {
@@ -278,7 +314,15 @@ class Compiler {
     }
     const Attribute& a = *p.attribute;
     if (is_membership(p)) return membership(p, f, false);
-    if (a.multi_valued) return json_elements(p, f, false);
+    if (a.multi_valued) {
+      PORTCULLIS_ASSIGN_OR_RETURN(SqlCondition c, json_elements(p, f, false));
+      // emails.value eq "…" (and emails eq "…", which compares the value).
+      if (is_emails(p) && f.kind == Filter::Kind::kCompare && f.op == "eq" && f.value.isString() &&
+          (!p.sub || p.sub->name == "value")) {
+        return with_email_index(std::move(c), f);
+      }
+      return c;
+    }
     // Columns of their own (indexed) first.
     const std::string& n = a.name;
     if (!p.is_extension()) {
