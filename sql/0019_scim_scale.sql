@@ -41,6 +41,20 @@ CREATE TABLE IF NOT EXISTS scim_list_marks (
   PRIMARY KEY (organization_id, query_key, generation, position)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
+-- Checkpoints of a directory's user list in creation order, the key (create_time, user_id) of
+-- the user at `position` (1-based), every 10,000th: a jump to startIndex=900000 starts from the
+-- checkpoint at 900,000 instead of counting 900,000 index entries. Written by the first jump
+-- past them; every create and delete of a user before a checkpoint moves it in the same
+-- transaction (ScimStore, the only writer), so they never go stale.
+CREATE TABLE IF NOT EXISTS scim_list_checkpoints (
+  organization_id VARCHAR(40) NOT NULL COLLATE utf8mb4_bin,
+  row_time        DATETIME(6) NOT NULL,
+  row_id          VARCHAR(40) NOT NULL COLLATE utf8mb4_bin,
+  position        BIGINT      NOT NULL,
+  PRIMARY KEY (organization_id, row_time, row_id),
+  KEY scim_list_checkpoints_position (organization_id, position)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
 -- Every organization's SCIM user count (lib/paging/counter.h scope 'scim_users:<org>'), so an
 -- unfiltered list's totalResults is a sum of at most 16 rows, not a count of a million.
 INSERT INTO listing_counts (scope, shard, n)

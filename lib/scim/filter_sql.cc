@@ -43,6 +43,10 @@ struct Operand {
   bool lowered = false;    // the column already holds LOWER() of the value
   bool json_text = false;  // text extracted from JSON (booleans as "true"/"false")
   bool datetime = false;   // a DATETIME(6) column
+  // A column of its own in utf8mb4_bin (ids, externalId, the lowered userName/displayName):
+  // compared as it is, so that its index serves the comparison (a COLLATE on the column side
+  // makes an expression no index can serve: a full scan of the organization's rows).
+  bool bin_column = false;
 };
 
 Result<SqlCondition> compare(const Operand& o, const Filter& f) {
@@ -94,8 +98,14 @@ Result<SqlCondition> compare(const Operand& o, const Filter& f) {
   }
   std::string value = v.isString() ? v.asString() : v.asString();
   const bool fold = !o.attr->case_exact;
-  std::string lhs = fold && !o.lowered ? "LOWER(" + o.column + ")" : o.column;
-  lhs = "(" + lhs + ") COLLATE utf8mb4_bin";
+  std::string lhs;
+  if (o.bin_column && (!fold || o.lowered)) {
+    // The column's binary collation decides the comparison (it outranks a parameter's).
+    lhs = o.column;
+  } else {
+    lhs = fold && !o.lowered ? "LOWER(" + o.column + ")" : o.column;
+    lhs = "(" + lhs + ") COLLATE utf8mb4_bin";
+  }
   const std::string rhs = fold ? "LOWER(?)" : "?";
   if (op == "eq") {
     c.sql = lhs + " = " + rhs;
@@ -339,6 +349,7 @@ class Compiler {
         o.lowered = true;
       }
       if (!o.column.empty()) {
+        o.bin_column = n != "active";
         if (f.kind == Filter::Kind::kPresent) {
           return SqlCondition{n == "externalId" ? t + "external_id IS NOT NULL" : "TRUE", {}};
         }

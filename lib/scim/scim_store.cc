@@ -446,8 +446,11 @@ Status ScimStore::delete_user(const std::string& id, const std::optional<std::st
             .status());
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows created,
-        db_.query("SELECT created_user FROM scim_users WHERE organization_id = ? AND user_id = ?",
+        db_.query("SELECT created_user, create_time FROM scim_users WHERE organization_id = ? "
+                  "AND user_id = ?",
                   {organization_id_, id}));
+    if (created.empty()) return Status::not_found("no user " + id);
+    PORTCULLIS_RETURN_IF_ERROR(shift_checkpoints(created[0].str(1), id, -1));
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM scim_users WHERE organization_id = ? AND user_id = ?",
                     {organization_id_, id})
@@ -460,7 +463,7 @@ Status ScimStore::delete_user(const std::string& id, const std::optional<std::st
     PORTCULLIS_RETURN_IF_ERROR(count_write(id));
     Status removed = organizations::MembershipStore(db_).remove(organization_id_, id);
     if (!removed.is_ok() && removed.code() != Code::kNotFound) return removed;
-    return deprovision(id, !created.empty() && created[0].boolean(0));
+    return deprovision(id, created[0].boolean(0));
   });
 }
 
@@ -540,71 +543,67 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
     for (const auto& p : q.filter->params) params.push_back(p);
   }
   const std::string key = query_key(q.filter);
-  PORTCULLIS_ASSIGN_OR_RETURN(const int64_t generation, write_generation());
-
-  // The nearest mark at or before the row preceding this page.
-  std::optional<int64_t> mark_position;
-  std::string mark_time, mark_id;
-  if (q.start_index > 1) {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows marks,
-        db_.query("SELECT position, total, row_time, row_id FROM scim_list_marks WHERE "
-                  "organization_id = ? AND query_key = ? AND generation = ? AND position <= ? "
-                  "ORDER BY position DESC LIMIT 1",
-                  {organization_id_, key, generation, q.start_index - 1}));
-    if (!marks.empty()) {
-      mark_position = marks[0].i64(0);
-      total = marks[0].i64(1);
-      mark_time = marks[0].str(2);
-      mark_id = marks[0].str(3);
-    }
-  }
-  if (!mark_position) {
-    if (q.filter) {
-      PORTCULLIS_ASSIGN_OR_RETURN(
-          store::Rows n, db_.query("SELECT COUNT(*) FROM scim_users u WHERE " + where, params));
-      total = n.empty() ? 0 : n[0].i64(0);
-    } else {
-      PORTCULLIS_ASSIGN_OR_RETURN(total, paging::read_count(db_, users_scope(organization_id_)));
-    }
-  }
-  if (count <= 0 || q.start_index > total) return store::Rows{};
-
-  store::Rows rows;
   const std::string order = " ORDER BY u.create_time, u.user_id";
-  if (mark_position) {
-    // Seek past the marked row, then skip what lies between it and this page (nothing when
-    // the previous page ended there).
+  const std::string after = " AND (u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+  store::Rows rows;
+  // One transaction: the marks, checkpoints, counters and rows are read in one snapshot.
+  Status st = db_.transaction([&]() -> Status {
+    rows.clear();
+    PORTCULLIS_ASSIGN_OR_RETURN(const int64_t generation, write_generation());
+    // Where to start: after the row at `position` (key `from_time`, `from_id`), skipping `skip`.
+    int64_t position = 0;
+    std::string from_time, from_id;
+    bool have_total = false;
+    if (q.start_index > 1) {
+      // The nearest mark of this query at or before the row preceding this page.
+      PORTCULLIS_ASSIGN_OR_RETURN(
+          store::Rows marks,
+          db_.query("SELECT position, total, row_time, row_id FROM scim_list_marks WHERE "
+                    "organization_id = ? AND query_key = ? AND generation = ? AND position <= ? "
+                    "ORDER BY position DESC LIMIT 1",
+                    {organization_id_, key, generation, q.start_index - 1}));
+      if (!marks.empty()) {
+        position = marks[0].i64(0);
+        total = marks[0].i64(1);
+        from_time = marks[0].str(2);
+        from_id = marks[0].str(3);
+        have_total = true;
+      }
+    }
+    if (!have_total) {
+      if (q.filter) {
+        PORTCULLIS_ASSIGN_OR_RETURN(
+            store::Rows n, db_.query("SELECT COUNT(*) FROM scim_users u WHERE " + where, params));
+        total = n.empty() ? 0 : n[0].i64(0);
+      } else {
+        PORTCULLIS_ASSIGN_OR_RETURN(total, paging::read_count(db_, users_scope(organization_id_)));
+      }
+    }
+    if (count <= 0 || q.start_index > total) return Status::ok();
+    if (!q.filter && q.start_index - 1 - position >= kCheckpointEvery) {
+      PORTCULLIS_RETURN_IF_ERROR(seek_checkpoint(q.start_index - 1, position, from_time, from_id));
+    }
+    // The page: skip on the list index alone (covering when the filter is on indexed columns),
+    // then read the page's rows.
     store::Params p = params;
-    p.push_back(mark_time);
-    p.push_back(mark_time);
-    p.push_back(mark_id);
+    std::string inner = "SELECT u.user_id, u.create_time FROM scim_users u WHERE " + where;
+    if (!from_id.empty()) {
+      inner += after;
+      p.push_back(from_time);
+      p.push_back(from_time);
+      p.push_back(from_id);
+    }
     p.push_back(count);
-    p.push_back(q.start_index - 1 - *mark_position);
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        rows,
-        db_.query(std::string("SELECT ") + kUserColumns + " FROM scim_users u WHERE " + where +
-                      " AND (u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))" + order +
-                      " LIMIT ? OFFSET ?",
-                  p));
-  } else {
-    // Skip rows on the list index alone (covering when the filter is on indexed columns), then
-    // read the page's rows.
-    store::Params p = params;
-    p.push_back(count);
-    p.push_back(q.start_index - 1);
+    p.push_back(q.start_index - 1 - position);
     p.push_back(organization_id_);
     PORTCULLIS_ASSIGN_OR_RETURN(
-        rows, db_.query(std::string("SELECT ") + kUserColumns +
-                            " FROM (SELECT u.user_id, u.create_time FROM scim_users u WHERE " +
-                            where + order +
+        rows, db_.query(std::string("SELECT ") + kUserColumns + " FROM (" + inner + order +
                             " LIMIT ? OFFSET ?) k JOIN scim_users u ON u.organization_id = ? "
                             "AND u.user_id = k.user_id ORDER BY k.create_time, k.user_id",
                         p));
-  }
-  // Where this page ends, for the next one (not after the last page).
-  const int64_t end = q.start_index - 1 + static_cast<int64_t>(rows.size());
-  if (!rows.empty() && end < total) {
+    // Where this page ends, for the next one (not after the last page).
+    const int64_t end = q.start_index - 1 + static_cast<int64_t>(rows.size());
+    if (rows.empty() || end >= total) return Status::ok();
     const store::Row& last = rows.back();
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute(
@@ -614,7 +613,7 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
                "VALUES(row_time), row_id = VALUES(row_id), create_time = VALUES(create_time)",
                {organization_id_, key, generation, end, total, last.str(6), last.str(0), db_now()})
             .status());
-    if (!mark_position) {
+    if (q.start_index == 1) {
       // A new walk: forget the marks of this query from earlier generations.
       PORTCULLIS_RETURN_IF_ERROR(
           db_.execute("DELETE FROM scim_list_marks WHERE organization_id = ? AND query_key = ? "
@@ -622,8 +621,73 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
                       {organization_id_, key, generation})
               .status());
     }
-  }
+    return Status::ok();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
   return rows;
+}
+
+Status ScimStore::seek_checkpoint(int64_t target, int64_t& position, std::string& from_time,
+                                  std::string& from_id) {
+  // Locking reads: the positions read here are the committed ones, and the rows counted stay
+  // put until this transaction ends (a create or delete before them waits), so a checkpoint
+  // written here is exact when it commits.
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows cp,
+      db_.query("SELECT position, row_time, row_id FROM scim_list_checkpoints WHERE "
+                "organization_id = ? AND position <= ? ORDER BY position DESC LIMIT 1 "
+                "LOCK IN SHARE MODE",
+                {organization_id_, target}));
+  if (!cp.empty() && cp[0].i64(0) > position) {
+    position = cp[0].i64(0);
+    from_time = cp[0].str(1);
+    from_id = cp[0].str(2);
+  }
+  // Hop kCheckpointEvery rows at a time on the list index, leaving a checkpoint at each hop.
+  while (target - position >= kCheckpointEvery) {
+    store::Params p{organization_id_};
+    std::string sql =
+        "SELECT u.create_time, u.user_id FROM scim_users u WHERE u.organization_id = ?";
+    if (!from_id.empty()) {
+      sql += " AND (u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+      p.push_back(from_time);
+      p.push_back(from_time);
+      p.push_back(from_id);
+    }
+    p.push_back(kCheckpointEvery - 1);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows hop,
+        db_.query(sql + " ORDER BY u.create_time, u.user_id LIMIT 1 OFFSET ? LOCK IN SHARE MODE",
+                  p));
+    if (hop.empty()) break;
+    position += kCheckpointEvery;
+    from_time = hop[0].str(0);
+    from_id = hop[0].str(1);
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("INSERT INTO scim_list_checkpoints (organization_id, row_time, row_id, "
+                    "position) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE position = "
+                    "VALUES(position)",
+                    {organization_id_, from_time, from_id, position})
+            .status());
+  }
+  return Status::ok();
+}
+
+Status ScimStore::shift_checkpoints(const std::string& row_time, const std::string& row_id,
+                                    int64_t delta) {
+  if (delta < 0) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_list_checkpoints WHERE organization_id = ? AND row_time = ? "
+                    "AND row_id = ?",
+                    {organization_id_, row_time, row_id})
+            .status());
+  }
+  return db_
+      .execute(
+          "UPDATE scim_list_checkpoints SET position = position + ? WHERE organization_id = ? "
+          "AND (row_time > ? OR (row_time = ? AND row_id > ?))",
+          {delta, organization_id_, row_time, row_time, row_id})
+      .status();
 }
 
 Result<store::Rows> ScimStore::list_rows(const ListQuery& q, const std::string& from,

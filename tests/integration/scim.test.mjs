@@ -872,7 +872,7 @@ test('emails filters: found through the index, exact, and following every write'
   const tag = unique();
   const a = await createUser(token, `ea-${tag}`, { emails: [{ type: 'work', value: `Ann.${tag}@Example.net`, primary: true }, { type: 'home', value: `ann.${tag}@home.example` }] });
   await createUser(token, `eb-${tag}`, { emails: [{ type: 'work', value: `bob.${tag}@example.net` }] });
-  const ids = async (filter) => (await scim(token, 'GET', filterQuery(filter))).json.Resources.map((u) => u.id);
+  const ids = async (filter) => (await scim(token, 'GET', `/Users${filterQuery(filter)}`)).json.Resources.map((u) => u.id);
   assert.deepEqual(await ids(`emails.value eq "ann.${tag}@example.NET"`), [a.id], 'case-insensitive');
   assert.deepEqual(await ids(`emails eq "ANN.${tag}@home.example"`), [a.id]);
   assert.deepEqual(await ids(`emails[type eq "work" and value eq "ann.${tag}@example.net"]`), [a.id]);
