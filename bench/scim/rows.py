@@ -12,14 +12,13 @@ while the next is made. Ids and create_times as bench/tools/user_rows.py makes t
 time is the create_time, strictly rising over the past year). userName, emails[0].value and
 externalId are derived from the user's index (bench/scim/measure.mjs asks for them by index).
 """
-import datetime
 import json
 import os
 import random
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-from user_rows import FAMILY, GIVEN, shard, ulid  # noqa: E402
+from user_rows import FAMILY, GIVEN, Timeline, shard  # noqa: E402
 
 
 def main():
@@ -27,11 +26,7 @@ def main():
         int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6],
         sys.argv[7], int(sys.argv[8]))
     rng = random.Random(20261125)
-    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-    span_us = 365 * 86400 * 1_000_000
-    step = span_us // n
-    start = now - datetime.timedelta(microseconds=span_us + 3600 * 1_000_000)
-    epoch = datetime.datetime(1970, 1, 1)
+    timeline = Timeline(n, rng)
     k = 0
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
@@ -39,10 +34,7 @@ def main():
         files = {name: open(os.path.join(out_dir, f"{name}-{k}.tsv"), "w")
                  for name in ("users", "memberships", "scim", "emails", "members")}
         for i in range(lo, hi):
-            t = start + datetime.timedelta(microseconds=i * step + rng.randrange(max(1, step // 2)))
-            millis = (t - epoch) // datetime.timedelta(milliseconds=1)
-            uid = "usr_" + ulid(millis, rng)
-            ts = t.strftime("%Y-%m-%d %H:%M:%S.%f")
+            uid, ts = timeline.user(i)
             given, family = rng.choice(GIVEN), rng.choice(FAMILY)
             user_name = f"User.{i:07d}@Bench-{suffix}.example.com"
             email = f"u{i:07d}@mail-{suffix}.example.com"
