@@ -1,8 +1,8 @@
 #include "api_resource_clients.h"
 
+#include "clients/clients.h"
+#include "clients/resources.h"
 #include "listing.h"
-#include "oauth/clients.h"
-#include "oauth/resources.h"
 #include "paging/keyset.h"
 
 namespace portcullis::api_worker {

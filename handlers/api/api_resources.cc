@@ -2,9 +2,9 @@
 
 #include <set>
 
+#include "clients/resources.h"
 #include "discovery/metadata.h"
 #include "listing.h"
-#include "oauth/resources.h"
 #include "paging/keyset.h"
 
 namespace portcullis::api_worker {

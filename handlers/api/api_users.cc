@@ -2,10 +2,10 @@
 
 #include <map>
 
+#include "identity/user_listing.h"
 #include "identity/user_store.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
-#include "organizations/user_listing.h"
 #include "scim/scim_store.h"
 #include "user_json.h"
 

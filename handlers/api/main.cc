@@ -8,15 +8,14 @@
 #include "api_resource_clients.h"
 #include "api_resources.h"
 #include "api_users.h"
-#include "management/bearer_auth.h"
+#include "server/bearer_auth.h"
 #include "server/worker_main.h"
 
 namespace portcullis {
 namespace {
 
 void install_routes(server::App& app) {
-  app.set_authenticator(server::AuthKind::kManagementToken,
-                        management::authenticate_management_token);
+  app.set_authenticator(server::AuthKind::kManagementToken, server::authenticate_management_token);
   api_worker::install_api_client_routes(app);
   api_worker::install_resource_routes(app);
   api_worker::install_resource_client_routes(app);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/clients.h"
 #include "config/config.h"
 #include "core/time.h"
 #include "crypto/aead.h"
@@ -19,8 +20,8 @@
 #include "keys/key_store.h"
 #include "log/log.h"
 #include "management/api_clients.h"
+#include "management/environment.h"
 #include "management/scopes.h"
-#include "oauth/clients.h"
 #include "store/db.h"
 #include "store/migrate.h"
 
@@ -84,37 +85,16 @@ int cmd_bootstrap(Env& env) {
   keys::KeyStore key_store(env.db, env.master_key, env.config);
   if (Status st = key_store.ensure_initial_key(unix_now()); !st.is_ok()) return fail(st);
 
-  management::NewApiClient created;
-  bool already = false;
-  Status st = env.db.transaction([&]() -> Status {
-    // The environment row is the lock: a second bootstrap (or one on another node) finds it.
-    auto rows = env.db.query("SELECT bootstrap_client_id FROM environment FOR UPDATE");
-    if (!rows) return rows.status();
-    if (!rows->empty()) {
-      already = true;
-      return Status::ok();
-    }
-    management::ApiClientStore clients(env.db);
-    std::set<std::string> every(management::all_scopes().begin(), management::all_scopes().end());
-    auto made = clients.create("bootstrap", every);
-    if (!made) return made.status();
-    created = std::move(made).value();
-    return env.db
-        .execute(
-            "INSERT INTO environment (singleton, bootstrapped_at, bootstrap_client_id) "
-            "VALUES (1, UTC_TIMESTAMP(6), ?)",
-            {created.client.id})
-        .status();
-  });
-  if (!st.is_ok()) return fail(st);
-  if (already) {
+  auto created = management::EnvironmentStore(env.db).bootstrap();
+  if (!created) return fail(created.status());
+  if (!*created) {
     std::fprintf(stderr,
                  "portcullis: already bootstrapped; the bootstrap credentials were shown once. "
                  "Use `portcullis clients create` for new ones.\n");
     return 0;
   }
-  std::printf("PORTCULLIS_CLIENT_ID=%s\nPORTCULLIS_CLIENT_SECRET=%s\n", created.client.id.c_str(),
-              created.secret.c_str());
+  std::printf("PORTCULLIS_CLIENT_ID=%s\nPORTCULLIS_CLIENT_SECRET=%s\n",
+              (*created)->client.id.c_str(), (*created)->secret.c_str());
   return 0;
 }
 

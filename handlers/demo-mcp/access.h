@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "clients/resources.h"
 #include "core/status.h"
 #include "http/response.h"
 #include "mcp/server.h"
-#include "oauth/resources.h"
 #include "server/app.h"
 #include "validation/deny_list.h"
 #include "validation/token_cache.h"

@@ -10,12 +10,12 @@
 #include <memory>
 
 #include "access.h"
+#include "clients/resources.h"
 #include "core/time.h"
 #include "discovery/metadata.h"
 #include "log/log.h"
 #include "mcp/origin.h"
 #include "mcp/server.h"
-#include "oauth/resources.h"
 #include "server/worker_main.h"
 #include "tools.h"
 #include "validation/challenge.h"

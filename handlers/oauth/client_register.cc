@@ -1,9 +1,9 @@
 #include "client_register.h"
 
+#include "clients/clients.h"
+#include "clients/resources.h"
 #include "core/time.h"
 #include "log/log.h"
-#include "oauth/clients.h"
-#include "oauth/resources.h"
 #include "ratelimit/limiter.h"
 
 namespace portcullis::oauth_worker {

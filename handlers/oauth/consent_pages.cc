@@ -29,7 +29,7 @@ Result<http::Response> show_consent(server::Context& ctx, SigninDeps& deps) {
   if (!signed_in_here(ctx, login, now)) {
     return http::Response::see_other("/oauth/login?login_request_id=" + http::url_encode(login.id));
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(oauth::ConsentScreen screen, flow.describe_consent(login));
+  PORTCULLIS_ASSIGN_OR_RETURN(pages::ConsentScreen screen, flow.describe_consent(login));
   identity::UserStore users(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(identity::User user, users.get(login.user_id));
   return pages::consent_page(pages::ConsentView{login.id, login.csrf_token, user.email,

@@ -1,19 +1,19 @@
 // portcullis-oauth: the OAuth endpoints (/oauth/*), client registration and the sign-in pages.
 #include <memory>
 
+#include "authorization.h"
 #include "cimd/cache.h"
 #include "client_register.h"
 #include "core/time.h"
 #include "dpop/replay_cache.h"
-#include "oauth/authorization.h"
-#include "oauth/codes.h"
-#include "oauth/grants.h"
 #include "oauth/login_requests.h"
 #include "ratelimit/limiter.h"
 #include "revocation_endpoints.h"
 #include "server/worker_main.h"
 #include "signin_routes.h"
 #include "token_endpoint.h"
+#include "tokens/codes.h"
+#include "tokens/grants.h"
 
 namespace portcullis {
 namespace {

@@ -3,11 +3,9 @@
 #include <strings.h>
 
 #include "core/time.h"
-#include "management/api_clients.h"
-#include "management/bearer_auth.h"
 #include "oauth/client_auth.h"
-#include "oauth/token_grants.h"
 #include "oauth/token_introspection.h"
+#include "server/bearer_auth.h"
 
 namespace portcullis::oauth_worker {
 namespace {
@@ -20,11 +18,7 @@ http::Response no_store(http::Response r) {
 }
 
 http::Response invalid_client(const oauth::ClientCredentials& credentials, const std::string& why) {
-  http::Response r = http::oauth_error(401, "invalid_client", why);
-  if (credentials.method == oauth::ClientCredentials::Method::kBasic) {
-    r.set_header("WWW-Authenticate", "Basic realm=\"portcullis\"");
-  }
-  return r;
+  return oauth::invalid_client_response(credentials, why);
 }
 
 // The caller of /oauth/introspect: a management token (Bearer) or an API client's credentials,
@@ -35,7 +29,7 @@ std::optional<http::Response> introspection_caller_refused(server::Context& ctx,
   if (authorization && authorization->size() > 7 &&
       strncasecmp(authorization->c_str(), "Bearer ", 7) == 0) {
     server::Auth auth{server::AuthKind::kManagementToken, kIntrospectScope};
-    auto caller = management::authenticate_management_token(ctx.request, auth, ctx.services);
+    auto caller = server::authenticate_management_token(ctx.request, auth, ctx.services);
     if (caller) return std::nullopt;
     if (caller.status().code() == Code::kPermissionDenied) {
       return http::oauth_error(403, "insufficient_scope", "the token lacks tokens:introspect");
@@ -56,8 +50,7 @@ std::optional<http::Response> introspection_caller_refused(server::Context& ctx,
   if (credentials->method == oauth::ClientCredentials::Method::kNone) {
     return invalid_client(*credentials, "introspection needs client credentials");
   }
-  management::ApiClientStore clients(ctx.services.db);
-  auto client = clients.authenticate(credentials->client_id, credentials->client_secret);
+  auto client = oauth::authenticate_api_client(ctx.services.db, *credentials);
   if (!client) {
     if (client.status().code() == Code::kUnavailable)
       return http::error_response(http::Family::kOAuth, client.status());

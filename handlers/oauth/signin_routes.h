@@ -17,8 +17,8 @@
 #include <functional>
 #include <memory>
 
+#include "login_flow.h"
 #include "mail/mailer.h"
-#include "oauth/login_flow.h"
 #include "server/app.h"
 
 namespace portcullis::oauth_worker {

@@ -27,11 +27,7 @@ http::Response no_store_json(const Json::Value& body) {
 
 // RFC 6749 §5.2: invalid_client is a 401, with a Basic challenge when the client tried Basic.
 http::Response client_error(const Status& status, const oauth::ClientCredentials& credentials) {
-  http::Response r = http::oauth_error(401, "invalid_client", status.message());
-  if (credentials.method == oauth::ClientCredentials::Method::kBasic) {
-    r.set_header("WWW-Authenticate", "Basic realm=\"portcullis\"");
-  }
-  return r;
+  return oauth::invalid_client_response(credentials, status.message());
 }
 
 bool is_client_error(const Status& st) {
@@ -117,28 +113,30 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
     // Management client ids are not published anywhere, so counting before authentication
     // lends no one a way to exhaust another client's budget.
     PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, credentials->client_id, now));
-    auto issued =
-        oauth::grant_client_credentials(ctx.services.db, ctx.services.keys, ctx.services.config,
-                                        *credentials, form.get("scope"), now, dpop_jkt);
-    if (!issued) {
-      if (issued.status().reason() == "invalid_client") {
-        return client_error(issued.status(), *credentials);
+    auto caller = oauth::authenticate_client_credentials_caller(ctx.services, *credentials, now);
+    if (!caller) {
+      if (caller.status().reason() == "invalid_client") {
+        return client_error(caller.status(), *credentials);
       }
-      return issued.status();
+      return caller.status();
     }
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        const oauth::IssuedToken issued,
+        oauth::grant_client_credentials(ctx.services.keys, ctx.services.config, *caller,
+                                        form.get("scope"), now, dpop_jkt));
     telemetry::count(telemetry::Counter::kTokensIssuedClientCredentials);
     events::Event e = ctx.event("token.issued");
-    e.client_id = issued->client_id;
+    e.client_id = issued.client_id;
     e.data["grant_type"] = "client_credentials";
-    e.data["scope"] = issued->scope;
-    e.data["jti"] = issued->token.jti;
+    e.data["scope"] = issued.scope;
+    e.data["jti"] = issued.token.jti;
     e.data["token_type"] = token_type(dpop_jkt);
     ctx.events.add(std::move(e));
     Json::Value body(Json::objectValue);
-    body["access_token"] = issued->token.jwt;
+    body["access_token"] = issued.token.jwt;
     body["token_type"] = token_type(dpop_jkt);
-    body["expires_in"] = static_cast<Json::Int64>(issued->token.expires_at - now);
-    body["scope"] = issued->scope;
+    body["expires_in"] = static_cast<Json::Int64>(issued.token.expires_at - now);
+    body["scope"] = issued.scope;
     return no_store_json(body);
   }
   if (*grant_type != "authorization_code" && *grant_type != "refresh_token") {

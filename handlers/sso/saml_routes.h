@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "oauth/login_flow.h"
+#include "login_flow.h"
 #include "server/app.h"
 #include "signin_support.h"
 #include "sso/connection.h"

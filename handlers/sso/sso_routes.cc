@@ -2,9 +2,9 @@
 
 #include <memory>
 
+#include "authorization.h"
 #include "core/time.h"
 #include "crypto/random.h"
-#include "oauth/authorization.h"
 #include "pages/error_page.h"
 #include "saml_routes.h"
 #include "signin_support.h"

@@ -7,7 +7,7 @@
 
 #include "http/request.h"
 #include "http/response.h"
-#include "oauth/login_flow.h"
+#include "login_flow.h"
 #include "outbound/https_get.h"
 #include "server/app.h"
 #include "signin_support.h"

@@ -1,10 +1,10 @@
 // portcullis-wellknown: discovery documents, the JWKS, and health checks. Everything here is
 // public, cacheable by design and read-only.
+#include "clients/resources.h"
 #include "core/time.h"
 #include "discovery/metadata.h"
 #include "format/json.h"
 #include "metrics/route.h"
-#include "oauth/resources.h"
 #include "server/worker_main.h"
 #include "validator.h"
 
@@ -52,9 +52,14 @@ Result<http::Response> environment_metadata(Context& ctx) {
   return http::Response::json(200, discovery::environment_metadata(ctx.services.config));
 }
 
-Result<http::Response> environment_openid(Context& ctx) {
-  return http::Response::json(200,
-                              discovery::environment_openid_configuration(ctx.services.config));
+// OpenID Connect Discovery 1.0 §3 requires authorization_endpoint, which the environment
+// issuer does not have (it issues management tokens through client_credentials only): no
+// complete document exists for it, so there is none (contract §1). OIDC clients use a
+// resource's issuer, whose document is complete.
+Result<http::Response> environment_openid(Context&) {
+  return Status::not_found(
+      "the environment issuer has no OpenID configuration (it has no authorization endpoint); "
+      "use a resource's issuer: /.well-known/openid-configuration/resources/{resource_id}");
 }
 
 // The four URLs of contract §1 serve one document per resource: RFC 8414's path insertion and

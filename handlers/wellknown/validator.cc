@@ -4,11 +4,11 @@
 #include <map>
 #include <memory>
 
+#include "clients/resources.h"
 #include "core/time.h"
 #include "discovery/metadata.h"
 #include "format/scope_list.h"
 #include "log/log.h"
-#include "oauth/resources.h"
 #include "validation/challenge.h"
 #include "validation/deny_list.h"
 #include "validation/dpop_checker.h"

@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
+#include "clients/redirect_uri.h"
 #include "format/json.h"
 #include "format/utf8.h"
-#include "oauth/redirect_uri.h"
 
 namespace portcullis::cimd {
 namespace {

@@ -22,8 +22,8 @@
 #include <string_view>
 
 #include "cimd/client_id_url.h"
+#include "clients/client_info.h"
 #include "core/status.h"
-#include "oauth/client_info.h"
 
 namespace portcullis::cimd {
 

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "clients/client_info.h"
 #include "config/config.h"
 #include "core/status.h"
-#include "oauth/client_info.h"
 #include "store/db.h"
 
 namespace portcullis::cimd {

@@ -1,8 +1,10 @@
 #include "core/ids.h"
 
-#include <chrono>
+#include <openssl/rand.h>
 
-#include "crypto/random.h"
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 namespace portcullis {
 namespace {
@@ -20,10 +22,13 @@ bool in_alphabet(char c) {
 
 std::string new_id_at(std::string_view prefix, uint64_t unix_millis) {
   // 128 bits: 48 of time, 80 of randomness, written as 26 base32 digits (the first holds 3 bits).
-  std::string random = crypto::random_bytes(10);
+  // The randomness comes straight from OpenSSL's CSPRNG: lib/core sits below lib/crypto.
   unsigned char bytes[16];
   for (int i = 0; i < 6; ++i) bytes[i] = static_cast<unsigned char>(unix_millis >> (8 * (5 - i)));
-  for (int i = 0; i < 10; ++i) bytes[6 + i] = static_cast<unsigned char>(random[i]);
+  if (RAND_bytes(bytes + 6, 10) != 1) {
+    std::fputs("portcullis: fatal: OpenSSL failure in RAND_bytes; aborting\n", stderr);
+    std::abort();
+  }
   std::string out(prefix);
   out.reserve(prefix.size() + 26);
   // Walk the 130-bit field (two zero bits on top) five bits at a time.

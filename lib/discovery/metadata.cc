@@ -57,12 +57,6 @@ Json::Value environment_metadata(const config::Config& config) {
   return m;
 }
 
-Json::Value environment_openid_configuration(const config::Config& config) {
-  Json::Value m = environment_metadata(config);
-  add_openid_fields(m);
-  return m;
-}
-
 Json::Value resource_metadata(const config::Config& config, const oauth::Resource& resource) {
   Json::Value m(Json::objectValue);
   m["issuer"] = resource.issuer(config);

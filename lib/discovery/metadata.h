@@ -7,16 +7,16 @@
 
 #include <json/value.h>
 
+#include "clients/resources.h"
 #include "config/config.h"
-#include "oauth/resources.h"
 
 namespace portcullis::discovery {
 
 // RFC 8414 metadata of the environment issuer `{base_url}`: the issuer of management tokens
 // (client_credentials only).
 Json::Value environment_metadata(const config::Config& config);
-// The same plus the OpenID Discovery fields, so an OIDC-only client gets a complete document.
-Json::Value environment_openid_configuration(const config::Config& config);
+// It has no OpenID Discovery document: OIDC requires an authorization_endpoint, and this issuer
+// has none (its /.well-known/openid-configuration is a 404).
 
 // RFC 8414 metadata of a resource's issuer `{base_url}/resources/{id}`: the authorization
 // code flow with PKCE S256, DPoP (dpop_signing_alg_values_supported, as for the environment),

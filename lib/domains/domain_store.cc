@@ -131,4 +131,10 @@ Status DomainStore::remove(const std::string& organization_id, const std::string
   return Status::ok();
 }
 
+Status DomainStore::remove_all_of_organization(const std::string& organization_id) {
+  return db_
+      .execute("DELETE FROM organization_domains WHERE organization_id = ?", {organization_id})
+      .status();
+}
+
 }  // namespace portcullis::domains

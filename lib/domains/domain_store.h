@@ -56,6 +56,8 @@ class DomainStore {
 
   // NotFound unless `id` is a domain of that organization.
   Status remove(const std::string& organization_id, const std::string& id);
+  // Every claim of a deleted organization, inside the transaction that deletes it.
+  Status remove_all_of_organization(const std::string& organization_id);
 
  private:
   store::Db& db_;

@@ -1,6 +1,6 @@
 #include "dpop/htu.h"
 
-#include "oauth/uri.h"
+#include "clients/uri.h"
 
 namespace portcullis::dpop {
 namespace {

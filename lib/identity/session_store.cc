@@ -78,6 +78,10 @@ Status SessionStore::revoke_all_for_user(store::Db& db, const std::string& user_
       .status();
 }
 
+Status SessionStore::remove_all_for_user(store::Db& db, const std::string& user_id) {
+  return db.execute("DELETE FROM browser_sessions WHERE user_id = ?", {user_id}).status();
+}
+
 std::string SessionStore::clearing_cookie() const {
   return cookie("", 0);
 }

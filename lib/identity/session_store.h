@@ -44,6 +44,8 @@ class SessionStore {
   Status revoke_all_for_user(const std::string& user_id);
   // The same for callers without a config (the user store, inside its transaction).
   static Status revoke_all_for_user(store::Db& db, const std::string& user_id, int64_t now);
+  // A deleted user's sessions, inside the transaction that deletes the user.
+  static Status remove_all_for_user(store::Db& db, const std::string& user_id);
 
   const std::string& cookie_name() const { return cookie_name_; }
   // The Set-Cookie value that removes the cookie from the browser.

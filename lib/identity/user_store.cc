@@ -7,9 +7,10 @@
 #include "format/text.h"
 #include "identity/email_address.h"
 #include "identity/session_store.h"
-#include "oauth/grant_revocation.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
+#include "tokens/consents.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::identity {
 namespace {
@@ -215,10 +216,8 @@ Status UserStore::remove(const std::string& id) {
     // The grants are revoked, never deleted here: validators learn of the revocation from the
     // grant rows, which GrantStore::prune removes once no access token they cover is valid.
     PORTCULLIS_RETURN_IF_ERROR(oauth::revoke_grants_of_deleted_user(db_, id, now));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM browser_sessions WHERE user_id = ?", {id}).status());
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM consents WHERE user_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(SessionStore::remove_all_for_user(db_, id));
+    PORTCULLIS_RETURN_IF_ERROR(oauth::ConsentStore(db_).remove_all_of_user(id));
     PORTCULLIS_RETURN_IF_ERROR(db_.execute("DELETE FROM users WHERE id = ?", {id}).status());
     return paging::add_to_count(db_, paging::kEnvironmentUsers, id, -1);
   });

@@ -26,4 +26,8 @@ Result<std::set<std::string>> parse_scope_list(const std::vector<std::string>& s
   return out;
 }
 
+std::string management_audience(const config::Config& config) {
+  return config.base_url + "/api";
+}
+
 }  // namespace portcullis::management

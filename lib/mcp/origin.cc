@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "oauth/uri.h"
+#include "clients/uri.h"
 
 namespace portcullis::mcp {
 namespace {

@@ -2,13 +2,21 @@
 
 #include <strings.h>
 
+#include "cimd/resolve.h"
+#include "clients/client_cache.h"
+#include "clients/clients.h"
 #include "crypto/base64.h"
+#include "http/errors.h"
+#include "oauth/client_resolver.h"
 
 namespace portcullis::oauth {
 namespace {
 
 Status invalid_request(std::string message) {
   return Status::invalid_argument(std::move(message)).with_reason("invalid_request");
+}
+Status invalid_client(std::string message) {
+  return Status::unauthenticated(std::move(message)).with_reason("invalid_client");
 }
 
 }  // namespace
@@ -53,6 +61,81 @@ Result<ClientCredentials> extract_client_credentials(const http::Request& reques
     out.client_secret = *form.get("client_secret");
   }
   return out;
+}
+
+Result<ClientInfo> authenticate_client(server::Services& services,
+                                       const ClientCredentials& credentials, int64_t now,
+                                       ClientLookup lookup) {
+  if (credentials.method != ClientCredentials::Method::kNone &&
+      cimd::looks_like_cimd_client_id(credentials.client_id)) {
+    return invalid_client("this client is public and has no secret");
+  }
+  ClientCache* cache =
+      lookup == ClientLookup::kWorkerCache ? &ClientCache::of_this_worker() : nullptr;
+  const AuthenticatableClient* client = cache ? cache->find(credentials.client_id, now) : nullptr;
+  Result<AuthenticatableClient> loaded = Status::not_found("unknown client_id");
+  if (!client) {
+    if (!cimd::looks_like_cimd_client_id(credentials.client_id)) {
+      loaded = ClientStore(services.db).find(credentials.client_id);
+    } else {
+      auto resolved = resolve_client(services, credentials.client_id, now);
+      if (resolved) {
+        loaded = AuthenticatableClient{std::move(resolved).value(), ""};
+      } else {
+        loaded = resolved.status();
+      }
+    }
+    if (!loaded && loaded.status().code() == Code::kUnavailable) return loaded.status();
+    if (loaded) {
+      client = &*loaded;
+      if (cache) cache->put(*loaded, now);
+    }
+  }
+  if (credentials.method != ClientCredentials::Method::kNone) {
+    // Public and CIMD clients have no secret, so they fail here too.
+    if (!secret_matches(client, credentials.client_secret)) {
+      return invalid_client("client authentication failed");
+    }
+    return client->info;
+  }
+  if (!client) return invalid_client("client authentication failed");
+  if (!client->info.is_public()) {
+    return invalid_client("this client must authenticate with its secret");
+  }
+  return client->info;
+}
+
+Result<management::ApiClient> authenticate_api_client(store::Db& db,
+                                                      const ClientCredentials& credentials) {
+  if (credentials.method == ClientCredentials::Method::kNone) {
+    return invalid_client("client_credentials needs a client secret");
+  }
+  auto client =
+      management::ApiClientStore(db).authenticate(credentials.client_id, credentials.client_secret);
+  if (!client && client.status().code() == Code::kUnauthenticated) {
+    return invalid_client("client authentication failed");
+  }
+  return client;
+}
+
+Result<management::ApiClient> authenticate_client_credentials_caller(
+    server::Services& services, const ClientCredentials& credentials, int64_t now) {
+  auto client = authenticate_api_client(services.db, credentials);
+  if (client || client.status().reason() != "invalid_client") return client;
+  if (authenticate_client(services, credentials, now)) {
+    return Status::invalid_argument("this client may not use the client_credentials grant")
+        .with_reason("unauthorized_client");
+  }
+  return client;
+}
+
+http::Response invalid_client_response(const ClientCredentials& credentials,
+                                       const std::string& message) {
+  http::Response r = http::oauth_error(401, "invalid_client", message);
+  if (credentials.method == ClientCredentials::Method::kBasic) {
+    r.set_header("WWW-Authenticate", "Basic realm=\"portcullis\"");
+  }
+  return r;
 }
 
 }  // namespace portcullis::oauth

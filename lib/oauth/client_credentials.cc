@@ -1,35 +1,20 @@
 #include "oauth/client_credentials.h"
 
 #include "format/scope_list.h"
-#include "management/api_clients.h"
 #include "management/scopes.h"
 
 namespace portcullis::oauth {
 
-std::string management_audience(const config::Config& config) {
-  return config.base_url + "/api";
-}
-
-Result<IssuedToken> grant_client_credentials(store::Db& db, const keys::KeyRing& keys,
+Result<IssuedToken> grant_client_credentials(const keys::KeyRing& keys,
                                              const config::Config& config,
-                                             const ClientCredentials& credentials,
+                                             const management::ApiClient& client,
                                              const std::optional<std::string>& requested_scope,
                                              int64_t now, const std::string& dpop_jkt) {
-  if (credentials.method == ClientCredentials::Method::kNone) {
-    return Status::unauthenticated("client_credentials needs a client secret")
-        .with_reason("invalid_client");
-  }
-  management::ApiClientStore clients(db);
-  auto client = clients.authenticate(credentials.client_id, credentials.client_secret);
-  if (!client) {
-    if (client.status().code() != Code::kUnauthenticated) return client.status();
-    return Status::unauthenticated("client authentication failed").with_reason("invalid_client");
-  }
-  std::set<std::string> scopes = client->scopes;
+  std::set<std::string> scopes = client.scopes;
   if (requested_scope) {
     std::set<std::string> requested = format::scope_set(*requested_scope);
     for (const auto& s : requested) {
-      if (!client->scopes.count(s)) {
+      if (!client.scopes.count(s)) {
         return Status::invalid_argument("scope " + s + " is not granted to this client")
             .with_reason("invalid_scope");
       }
@@ -38,12 +23,12 @@ Result<IssuedToken> grant_client_credentials(store::Db& db, const keys::KeyRing&
   }
   IssuedToken out;
   out.scope = format::join_scopes(scopes);
-  out.client_id = client->id;
+  out.client_id = client.id;
   AccessTokenRequest request;
   request.issuer = config.base_url;
-  request.subject = client->id;
-  request.audience = management_audience(config);
-  request.client_id = client->id;
+  request.subject = client.id;
+  request.audience = management::management_audience(config);
+  request.client_id = client.id;
   request.scope = out.scope;
   request.lifetime_seconds = config.management_token_lifetime_seconds;
   request.dpop_jkt = dpop_jkt;

@@ -1,7 +1,7 @@
 #include "oauth/client_resolver.h"
 
 #include "cimd/resolve.h"
-#include "oauth/clients.h"
+#include "clients/clients.h"
 
 namespace portcullis::oauth {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "clients/client_info.h"
 #include "core/status.h"
-#include "oauth/client_info.h"
 #include "server/services.h"
 
 namespace portcullis::oauth {

@@ -4,14 +4,38 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
-#include "oauth/login_flow.h"
 #include "store/db.h"
 
 namespace portcullis::oauth {
 
 inline constexpr int64_t kLoginRequestLifetimeSeconds = 600;
+
+// An authorization request waiting for the user (table login_requests). Lives 10 minutes.
+struct LoginRequest {
+  std::string id;  // random, URL-safe: the `login_request_id` of the pages
+  std::string client_id;
+  std::string resource_id;
+  std::string redirect_uri;
+  std::vector<std::string> scopes;
+  std::string state;
+  std::string code_challenge;
+  std::string nonce;
+  std::string prompt;      // "", "none", "login", "consent"
+  std::string login_hint;  // an e-mail address, may be empty
+  // Enterprise SSO hints (contract §10): each may be empty; any of them, like a login_hint in
+  // a domain with an SSO connection, sends the browser straight to the identity provider.
+  std::string domain_hint;
+  std::string organization_id;
+  std::string connection_id;
+  std::string dpop_jkt;  // RFC 9449 §10: the code will be bound to this DPoP key thumbprint
+  std::string user_id;   // set once the user signed in
+  int64_t auth_time = 0;
+  std::string csrf_token;  // every form of the flow carries it; compared in constant time
+  int64_t expires_at = 0;
+};
 
 class LoginRequestStore {
  public:

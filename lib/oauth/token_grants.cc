@@ -3,17 +3,14 @@
 #include <algorithm>
 #include <set>
 
-#include "cimd/resolve.h"
+#include "clients/clients.h"
+#include "clients/resources.h"
 #include "core/telemetry.h"
 #include "format/scope_list.h"
 #include "identity/user_store.h"
-#include "oauth/client_cache.h"
-#include "oauth/client_resolver.h"
-#include "oauth/clients.h"
-#include "oauth/codes.h"
-#include "oauth/grants.h"
 #include "oauth/pkce.h"
-#include "oauth/resources.h"
+#include "tokens/codes.h"
+#include "tokens/grants.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -23,9 +20,6 @@ Status invalid_grant(std::string message) {
 }
 Status invalid_request(std::string message) {
   return Status::invalid_argument(std::move(message)).with_reason("invalid_request");
-}
-Status invalid_client(std::string message) {
-  return Status::unauthenticated(std::move(message)).with_reason("invalid_client");
 }
 
 // RFC 9449 §5: a public client's refresh tokens are bound to its DPoP key, since nothing else
@@ -101,48 +95,6 @@ void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const 
 }
 
 }  // namespace
-
-Result<ClientInfo> authenticate_client(server::Services& services,
-                                       const ClientCredentials& credentials, int64_t now,
-                                       ClientLookup lookup) {
-  if (credentials.method != ClientCredentials::Method::kNone &&
-      cimd::looks_like_cimd_client_id(credentials.client_id)) {
-    return invalid_client("this client is public and has no secret");
-  }
-  ClientCache* cache =
-      lookup == ClientLookup::kWorkerCache ? &ClientCache::of_this_worker() : nullptr;
-  const AuthenticatableClient* client = cache ? cache->find(credentials.client_id, now) : nullptr;
-  Result<AuthenticatableClient> loaded = Status::not_found("unknown client_id");
-  if (!client) {
-    if (!cimd::looks_like_cimd_client_id(credentials.client_id)) {
-      loaded = ClientStore(services.db).find(credentials.client_id);
-    } else {
-      auto resolved = resolve_client(services, credentials.client_id, now);
-      if (resolved) {
-        loaded = AuthenticatableClient{std::move(resolved).value(), ""};
-      } else {
-        loaded = resolved.status();
-      }
-    }
-    if (!loaded && loaded.status().code() == Code::kUnavailable) return loaded.status();
-    if (loaded) {
-      client = &*loaded;
-      if (cache) cache->put(*loaded, now);
-    }
-  }
-  if (credentials.method != ClientCredentials::Method::kNone) {
-    // Public and CIMD clients have no secret, so they fail here too.
-    if (!secret_matches(client, credentials.client_secret)) {
-      return invalid_client("client authentication failed");
-    }
-    return client->info;
-  }
-  if (!client) return invalid_client("client authentication failed");
-  if (!client->info.is_public()) {
-    return invalid_client("this client must authenticate with its secret");
-  }
-  return client->info;
-}
 
 Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
                                              const http::Form& form, int64_t now,
@@ -281,7 +233,10 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   if (!presented->user_active) return invalid_grant("the user no longer exists");
   if (!*presented->user_active) return invalid_grant("the user is deactivated");
   if (!presented->resource) return invalid_grant("the resource no longer exists");
-  const Resource& resource = *presented->resource;
+  Resource resource;
+  resource.id = presented->resource->id;
+  resource.server_url = presented->resource->server_url;
+  resource.access_token_ttl_seconds = presented->resource->access_token_ttl_seconds;
   if (auto indicator = form.get("resource");
       indicator && !resource_indicator_matches(resource, *indicator)) {
     return Status::invalid_argument("resource differs from the grant's")

@@ -1,31 +1,19 @@
 // The user grants of the token endpoint (contract §4): authorization_code with PKCE and
-// code-replay revocation, and refresh_token with rotation and reuse detection. Also the client
-// authentication they share with revocation.
+// code-replay revocation, and refresh_token with rotation and reuse detection. The client is
+// authenticated before (client_auth.h).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "clients/client_info.h"
 #include "http/request.h"
-#include "oauth/access_token.h"
 #include "oauth/client_auth.h"
-#include "oauth/client_info.h"
 #include "server/app.h"
+#include "tokens/access_token.h"
 
 namespace portcullis::oauth {
-
-// Where authenticate_client looks the client up. kWorkerCache (client_cache.h) is for the
-// refresh grant only, where a deleted client's grants are revoked and the grant is read from
-// the store anyway; everything else reads the store.
-enum class ClientLookup { kStore, kWorkerCache };
-
-// Resolves the client and checks its credentials against how it registered: a confidential
-// client must present its secret (Basic or post), a public one must present none. Failures are
-// Unauthenticated with reason invalid_client (the endpoint answers 401).
-Result<ClientInfo> authenticate_client(server::Services& services,
-                                       const ClientCredentials& credentials, int64_t now,
-                                       ClientLookup lookup = ClientLookup::kStore);
 
 struct UserTokens {
   AccessToken access_token;

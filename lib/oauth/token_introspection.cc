@@ -5,7 +5,7 @@
 #include "format/json.h"
 #include "jose/claims.h"
 #include "jose/jwt.h"
-#include "oauth/grants.h"
+#include "tokens/grants.h"
 
 namespace portcullis::oauth {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "clients/client_info.h"
 #include "core/status.h"
-#include "oauth/client_info.h"
 #include "server/app.h"
 
 namespace portcullis::oauth {

@@ -6,9 +6,9 @@
 #include "core/time.h"
 #include "format/json.h"
 #include "format/metadata.h"
-#include "oauth/grant_revocation.h"
 #include "organizations/organization_store.h"
 #include "paging/counter.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::organizations {
 namespace {
@@ -180,6 +180,11 @@ Status MembershipStore::remove_all_of_user(const std::string& user_id) {
     PORTCULLIS_RETURN_IF_ERROR(paging::add_to_count(db_, r.str(0), user_id, -1));
   }
   return Status::ok();
+}
+
+Status MembershipStore::remove_all_of_organization(const std::string& organization_id) {
+  return db_.execute("DELETE FROM memberships WHERE organization_id = ?", {organization_id})
+      .status();
 }
 
 Result<std::map<std::string, std::vector<Membership>>> MembershipStore::of_users(

@@ -68,6 +68,9 @@ class MembershipStore {
   // Every membership of a user, removed with their counts. REQUIRES: inside the transaction
   // that deletes the user, after the user's row was locked.
   Status remove_all_of_user(const std::string& user_id);
+  // Every membership of a deleted organization (its listing count is dropped with it).
+  // REQUIRES: inside the transaction that deletes the organization, after its row was locked.
+  Status remove_all_of_organization(const std::string& organization_id);
 
   // The memberships of each of `user_ids` (users without any are absent from the map), each
   // user's in join order.

@@ -2,12 +2,14 @@
 
 #include "core/ids.h"
 #include "core/time.h"
+#include "domains/domain_store.h"
 #include "format/json.h"
 #include "format/metadata.h"
 #include "format/text.h"
-#include "oauth/grant_revocation.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
+#include "store/update_row.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::organizations {
 namespace {
@@ -118,27 +120,22 @@ Result<Organization> OrganizationStore::get(const std::string& id) {
 Result<Organization> OrganizationStore::update(const std::string& id,
                                                const OrganizationFields& changes) {
   PORTCULLIS_RETURN_IF_ERROR(check_organization_id(id));
-  Organization updated;
-  Status st = db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows rows,
-        db_.query(std::string("SELECT ") + kColumns + " FROM organizations WHERE id = ? FOR UPDATE",
-                  {id}));
-    if (rows.empty()) return Status::not_found("no organization " + id);
-    PORTCULLIS_ASSIGN_OR_RETURN(updated, from_row(rows[0]));
-    apply(updated, changes);
-    PORTCULLIS_RETURN_IF_ERROR(validate(updated));
-    std::string now = db_now();
-    updated.update_time = db_time_to_rfc3339(now);
-    return db_
-        .execute(
-            "UPDATE organizations SET display_name = ?, external_id = ?, metadata = ?, "
-            "scim_group_roles = ?, update_time = ? WHERE id = ?",
-            {updated.display_name, store::nullable(updated.external_id),
-             json::write(updated.metadata), json::write(updated.scim_group_roles), now, id})
-        .status();
-  });
-  if (!st.is_ok()) return duplicate_external_id(st);
+  auto updated = store::update_row<Organization>(
+      db_, std::string("SELECT ") + kColumns + " FROM organizations", id, "no organization " + id,
+      from_row, [&](Organization& o) -> Status {
+        apply(o, changes);
+        PORTCULLIS_RETURN_IF_ERROR(validate(o));
+        std::string now = db_now();
+        o.update_time = db_time_to_rfc3339(now);
+        return db_
+            .execute(
+                "UPDATE organizations SET display_name = ?, external_id = ?, metadata = ?, "
+                "scim_group_roles = ?, update_time = ? WHERE id = ?",
+                {o.display_name, store::nullable(o.external_id), json::write(o.metadata),
+                 json::write(o.scim_group_roles), now, id})
+            .status();
+      });
+  if (!updated) return duplicate_external_id(updated.status());
   return updated;
 }
 
@@ -150,14 +147,12 @@ Status OrganizationStore::remove(const std::string& id) {
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows rows, db_.query("SELECT id FROM organizations WHERE id = ? FOR UPDATE", {id}));
     if (rows.empty()) return Status::not_found("no organization " + id);
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM memberships WHERE organization_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(MembershipStore(db_).remove_all_of_organization(id));
     // Every token issued through the organization (org_id) ends with it.
     PORTCULLIS_RETURN_IF_ERROR(oauth::revoke_all_grants(db_, oauth::GrantsOf::kOrganization, id,
                                                         "organization_deleted", unix_now()));
     PORTCULLIS_RETURN_IF_ERROR(paging::drop_count(db_, id));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM organization_domains WHERE organization_id = ?", {id}).status());
+    PORTCULLIS_RETURN_IF_ERROR(domains::DomainStore(db_).remove_all_of_organization(id));
     return db_.execute("DELETE FROM organizations WHERE id = ?", {id}).status();
   });
 }

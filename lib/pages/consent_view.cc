@@ -45,7 +45,7 @@ constexpr std::string_view kNoScopes =
     R"(<p>Use <bdi>{{resource}}</bdi> on your behalf, with no specific permissions.</p>
 )";
 
-Result<Html> scope_list(const oauth::ConsentScreen& s) {
+Result<Html> scope_list(const ConsentScreen& s) {
   if (s.scopes.empty()) return render(kNoScopes, {{"resource", s.resource_name}});
   Html items;
   for (const auto& scope : s.scopes) {
@@ -58,7 +58,7 @@ Result<Html> scope_list(const oauth::ConsentScreen& s) {
 }
 
 Result<Html> consent_content(const ConsentView& v) {
-  const oauth::ConsentScreen& s = v.screen;
+  const ConsentScreen& s = v.screen;
   // A registered client may have no name; the page still has to say who asks.
   const std::string client = s.client_name.empty() ? "An unnamed application" : s.client_name;
   Html signed_in, client_host, warning;

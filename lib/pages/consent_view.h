@@ -7,15 +7,29 @@
 #include <vector>
 
 #include "http/response.h"
-#include "oauth/login_flow.h"
 
 namespace portcullis::pages {
+
+// What the consent page shows (contract §3): who asks, for which server, where it redirects.
+struct ConsentScreen {
+  struct Scope {
+    std::string name;
+    std::string description;
+  };
+  std::string resource_name;
+  std::string client_name;
+  std::string client_host;  // for CIMD clients: the host of the client_id URL
+  std::string redirect_host;
+  std::vector<Scope> scopes;  // the requested ones, with the resource's descriptions
+  bool client_is_cimd = false;
+  bool redirect_is_localhost = false;  // shown as a warning: any local app could receive it
+};
 
 struct ConsentView {
   std::string login_request_id;
   std::string csrf_token;
   std::string signed_in_as;  // the user's e-mail address
-  oauth::ConsentScreen screen;
+  ConsentScreen screen;
   std::vector<std::string> form_targets;  // the decision ends in a 303 to the client
 };
 

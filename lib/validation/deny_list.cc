@@ -2,8 +2,8 @@
 
 #include <optional>
 
-#include "oauth/access_token.h"
-#include "oauth/grant_revocation.h"
+#include "tokens/access_token.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::validation {
 namespace {

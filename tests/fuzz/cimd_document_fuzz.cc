@@ -8,7 +8,7 @@
 
 #include "cimd/client_id_url.h"
 #include "cimd/document.h"
-#include "oauth/redirect_uri.h"
+#include "clients/redirect_uri.h"
 #include "outbound/url.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

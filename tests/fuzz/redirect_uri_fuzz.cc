@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "oauth/redirect_uri.h"
+#include "clients/redirect_uri.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);

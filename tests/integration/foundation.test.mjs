@@ -69,18 +69,22 @@ test('a management token is an RS256 at+jwt that jose verifies against /keys', a
 });
 
 test('environment metadata: byte-exact issuer, no nulls, CORS', async () => {
-  for (const p of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
-    const r = await http(p);
-    assert.equal(r.status, 200, p);
-    assert.equal(r.json.issuer, baseUrl);
-    assert.equal(r.json.token_endpoint, baseUrl + '/oauth/token');
-    assert.equal(r.json.jwks_uri, baseUrl + '/keys');
-    assert.deepEqual(r.json.grant_types_supported, ['client_credentials']);
-    assert.equal(r.headers.get('access-control-allow-origin'), '*');
-    assertNoNulls(assert, r.json);
-  }
-  const oidc = await http('/.well-known/openid-configuration');
-  assert.deepEqual(oidc.json.id_token_signing_alg_values_supported, ['RS256']);
+  const r = await http('/.well-known/oauth-authorization-server');
+  assert.equal(r.status, 200);
+  assert.equal(r.json.issuer, baseUrl);
+  assert.equal(r.json.token_endpoint, baseUrl + '/oauth/token');
+  assert.equal(r.json.jwks_uri, baseUrl + '/keys');
+  assert.deepEqual(r.json.grant_types_supported, ['client_credentials']);
+  assert.equal(r.json.authorization_endpoint, undefined);
+  assert.equal(r.headers.get('access-control-allow-origin'), '*');
+  assertNoNulls(assert, r.json);
+});
+
+test('environment OpenID configuration: none (OIDC Discovery requires an authorization endpoint it lacks)', async () => {
+  const r = await http('/.well-known/openid-configuration');
+  assertOAuthError(assert, r, 404, 'not_found');
+  assert.equal(r.json.authorization_endpoint, undefined);
+  assert.match(r.json.error_description, /openid-configuration\/resources\//);
 });
 
 test('token endpoint: client authentication rules', async () => {

@@ -21,7 +21,7 @@ import {
   OpenIdProviderDiscoveryMetadataSchema,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import {
-  http, baseUrl, managementToken, cli, sleep, configFile,
+  http, baseUrl, basic, managementToken, cli, sleep, configFile,
   assertOAuthError, assertProblem, assertNoNulls,
 } from './harness.mjs';
 import { assertMatchesSpec } from './openapi.mjs';
@@ -516,6 +516,32 @@ test('DCR: confidential clients get a secret; defaults are applied and echoed', 
   const ids = listed.json.clients.map((c) => c.client_id);
   for (const c of [res.json, minimal.json, all.json]) assert.ok(ids.includes(c.client_id));
   assert.ok(listed.json.clients.every((c) => c.client_secret === undefined));
+});
+
+test('token endpoint: a resource client that authenticates is refused client_credentials with unauthorized_client', async () => {
+  const r = await createResource();
+  const reg = await register(r.id, {
+    client_name: 'No machine tokens', redirect_uris: ['https://app.example/cb'],
+    token_endpoint_auth_method: 'client_secret_basic',
+  });
+  assert.equal(reg.status, 201, reg.text);
+  const { client_id: id, client_secret: secret } = reg.json;
+  // RFC 6749 §5.2: the client is authenticated but may not use this grant (400, not 401).
+  const viaBasic = await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials' }, headers: { authorization: basic(id, secret) } });
+  assertOAuthError(assert, viaBasic, 400, 'unauthorized_client');
+  assert.equal(viaBasic.headers.get('www-authenticate'), null);
+  const viaPost = await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', client_id: id, client_secret: secret } });
+  assertOAuthError(assert, viaPost, 400, 'unauthorized_client');
+  // A public client identified as it registered (no secret) is refused the same way.
+  const pub = await register(r.id, { redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' });
+  assert.equal(pub.status, 201, pub.text);
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', client_id: pub.json.client_id } }), 400, 'unauthorized_client');
+  // Failed authentication stays 401 invalid_client, with the Basic challenge.
+  const wrong = await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials' }, headers: { authorization: basic(id, secret + 'x') } });
+  assertOAuthError(assert, wrong, 401, 'invalid_client');
+  assert.match(wrong.headers.get('www-authenticate'), /^Basic/);
+  // A confidential client presenting no secret has not authenticated.
+  assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'client_credentials', client_id: id } }), 401, 'invalid_client');
 });
 
 test('DCR: every rejection of mcp-auth §5 checks 2–3, and more', async () => {

@@ -1,11 +1,11 @@
 #include "db_login_flow.h"
 
+#include "clients/redirect_uri.h"
 #include "core/time.h"
 #include "crypto/random.h"
 #include "format/json.h"
 #include "http/request.h"
 #include "oauth/login_requests.h"
-#include "oauth/redirect_uri.h"
 
 namespace portcullis::testing {
 namespace {
@@ -27,12 +27,12 @@ Status DbLoginFlowDouble::attach_user(const std::string& id, const std::string& 
   return oauth::LoginRequestStore(db_).attach_user(id, user_id, auth_time);
 }
 
-Result<oauth::ConsentScreen> DbLoginFlowDouble::describe_consent(const oauth::LoginRequest& r) {
+Result<pages::ConsentScreen> DbLoginFlowDouble::describe_consent(const oauth::LoginRequest& r) {
   PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
                               db_.query("SELECT params FROM login_requests WHERE id = ?", {r.id}));
   if (rows.empty()) return Status::not_found("no such login request");
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value params, json::parse(rows[0].str(0)));
-  oauth::ConsentScreen s;
+  pages::ConsentScreen s;
   s.client_name = member(params, "test_client_name");
   s.client_host = member(params, "test_client_host");
   s.resource_name = member(params, "test_resource_name");

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "oauth/login_flow.h"
+#include "login_flow.h"
 #include "store/db.h"
 
 namespace portcullis::testing {
@@ -27,7 +27,7 @@ class DbLoginFlowDouble : public oauth::LoginFlow {
   Result<oauth::LoginRequest> get(const std::string& login_request_id, int64_t now) override;
   Status attach_user(const std::string& login_request_id, const std::string& user_id,
                      int64_t auth_time) override;
-  Result<oauth::ConsentScreen> describe_consent(const oauth::LoginRequest& request) override;
+  Result<pages::ConsentScreen> describe_consent(const oauth::LoginRequest& request) override;
   Result<http::Response> continue_after_sign_in(server::Context& ctx,
                                                 const oauth::LoginRequest& request) override;
   Result<http::Response> finish_with_consent(server::Context& ctx,

@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE client_metadata
-#include "oauth/client_metadata.h"
+#include "clients/client_metadata.h"
 
 #include <boost/test/unit_test.hpp>
 

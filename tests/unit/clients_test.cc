@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE clients
-#include "oauth/clients.h"
+#include "clients/clients.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -5,8 +5,8 @@
 
 #include "crypto/random.h"
 #include "db_fixture.h"
-#include "oauth/grants.h"
 #include "store/migrate.h"
+#include "tokens/grants.h"
 
 using namespace portcullis;
 

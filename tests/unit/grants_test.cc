@@ -1,13 +1,14 @@
 #define BOOST_TEST_MODULE grants
-#include "oauth/grants.h"
+#include "tokens/grants.h"
 
 #include <boost/test/unit_test.hpp>
 
+#include "clients/resources.h"
 #include "core/ids.h"
 #include "crypto/hash.h"
 #include "db_fixture.h"
-#include "oauth/access_token.h"
 #include "store/migrate.h"
+#include "tokens/access_token.h"
 
 using namespace portcullis;
 using namespace portcullis::oauth;

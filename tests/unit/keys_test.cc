@@ -8,8 +8,8 @@
 #include "jose/jwt.h"
 #include "keys/key_ring.h"
 #include "keys/key_store.h"
-#include "oauth/access_token.h"
 #include "store/migrate.h"
+#include "tokens/access_token.h"
 
 using namespace portcullis;
 

@@ -8,15 +8,15 @@
 #include "core/time.h"
 #include "db_fixture.h"
 #include "format/metadata.h"
+#include "identity/user_listing.h"
 #include "identity/user_store.h"
-#include "oauth/grant_revocation.h"
-#include "oauth/grants.h"
 #include "organizations/membership_store.h"
 #include "organizations/organization_store.h"
-#include "organizations/user_listing.h"
 #include "paging/counter.h"
 #include "store/migrate.h"
 #include "store/migrations.h"
+#include "tokens/grant_revocation.h"
+#include "tokens/grants.h"
 #include "validation/deny_list.h"
 
 using namespace portcullis;

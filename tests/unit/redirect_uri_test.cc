@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE redirect_uri
-#include "oauth/redirect_uri.h"
+#include "clients/redirect_uri.h"
 
 #include <boost/test/unit_test.hpp>
 

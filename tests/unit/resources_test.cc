@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE resources
-#include "oauth/resources.h"
+#include "clients/resources.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE uri
-#include "oauth/uri.h"
+#include "clients/uri.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,0 +1,355 @@
+#include "authorization.h"
+
+#include <algorithm>
+#include <set>
+
+#include "clients/redirect_uri.h"
+#include "clients/resources.h"
+#include "core/time.h"
+#include "crypto/base64.h"
+#include "crypto/hash.h"
+#include "format/scope_list.h"
+#include "http/request.h"
+#include "identity/session_store.h"
+#include "oauth/client_resolver.h"
+#include "oauth/login_requests.h"
+#include "oauth/pkce.h"
+#include "pages/error_page.h"
+#include "tokens/codes.h"
+#include "tokens/consents.h"
+
+namespace portcullis::oauth {
+namespace {
+
+// A URI with parameters appended, keeping any query it already has.
+std::string with_params(const std::string& uri,
+                        const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string out = uri;
+  char sep = uri.find('?') == std::string::npos ? '?' : '&';
+  for (const auto& [k, v] : params) {
+    if (v.empty() && k == "state") continue;  // no empty state when the client sent none
+    out += sep;
+    out += http::url_encode(k) + "=" + http::url_encode(v);
+    sep = '&';
+  }
+  return out;
+}
+
+// grants.scope is VARCHAR(2000) (sql/0002_oauth.sql).
+constexpr size_t kMaxScopeChars = 2000;
+
+http::Response redirect_error(const std::string& redirect_uri, const std::string& error,
+                              const std::string& description, const std::string& state,
+                              const std::string& issuer) {
+  return http::Response::see_other(with_params(
+      redirect_uri,
+      {{"error", error}, {"error_description", description}, {"state", state}, {"iss", issuer}}));
+}
+
+http::Response bad_request_page(const std::string& message) {
+  return pages::error_page(400, "This sign-in request cannot continue", message);
+}
+
+// base64url of a SHA-256 digest (RFC 7638), as dpop_jkt carries it (RFC 9449 §10).
+bool is_jwk_thumbprint(const std::string& value) {
+  const std::optional<std::string> digest = crypto::base64url_decode(value);
+  return digest && digest->size() == crypto::kSha256Bytes;
+}
+
+bool prompt_has(const std::string& prompt, std::string_view value) {
+  for (const auto& p : format::scope_list(prompt)) {
+    if (p == value) return true;
+  }
+  return false;
+}
+
+// Finds the resource a CIMD client names with `resource`.
+Result<Resource> resource_for_indicator(store::Db& db, const std::string& indicator) {
+  ResourceStore resources(db);
+  return resources.find_by_server_url(indicator);
+}
+
+class AuthorizationFlow final : public LoginFlow {
+ public:
+  explicit AuthorizationFlow(server::Services& services) : services_(services) {}
+
+  Result<LoginRequest> get(const std::string& id, int64_t now) override {
+    LoginRequestStore store(services_.db);
+    return store.get(id, now);
+  }
+
+  Status attach_user(const std::string& id, const std::string& user_id,
+                     int64_t auth_time) override {
+    LoginRequestStore store(services_.db);
+    return store.attach_user(id, user_id, auth_time);
+  }
+
+  Result<pages::ConsentScreen> describe_consent(const LoginRequest& request) override {
+    ResourceStore resources(services_.db);
+    PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(request.resource_id));
+    PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client,
+                                resolve_client(services_, request.client_id, unix_now()));
+    pages::ConsentScreen screen;
+    screen.resource_name = resource.name;
+    screen.client_is_cimd = client.kind == ClientInfo::Kind::kCimd;
+    screen.client_host =
+        screen.client_is_cimd ? uri_host(client.client_id) : uri_host(client.client_uri);
+    screen.client_name = client.client_name.empty() ? client.client_id : client.client_name;
+    screen.redirect_host = uri_host(request.redirect_uri);
+    screen.redirect_is_localhost = is_loopback_redirect(request.redirect_uri);
+    for (const auto& name : request.scopes) {
+      pages::ConsentScreen::Scope s{name, ""};
+      for (const auto& def : resource.scopes) {
+        if (def.name == name) s.description = def.description;
+      }
+      screen.scopes.push_back(std::move(s));
+    }
+    return screen;
+  }
+
+  Result<http::Response> continue_after_sign_in(server::Context& ctx,
+                                                const LoginRequest& request) override {
+    if (request.user_id.empty()) return Status::failed_precondition("nobody has signed in yet");
+    ConsentStore consents(services_.db);
+    PORTCULLIS_ASSIGN_OR_RETURN(bool covered, consents.covers(request.user_id, request.client_id,
+                                                              request.resource_id, request.scopes));
+    if (covered && !prompt_has(request.prompt, "consent")) {
+      return issue_code_and_redirect(ctx, request);
+    }
+    if (prompt_has(request.prompt, "none")) {
+      PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, unix_now()));
+      return redirect_error(request.redirect_uri, "consent_required",
+                            "the user has not consented to these scopes", request.state,
+                            issuer_of(request));
+    }
+    return http::Response::see_other(
+        services_.config.base_url +
+        "/oauth/consent?login_request_id=" + http::url_encode(request.id));
+  }
+
+  Result<http::Response> finish_with_consent(server::Context& ctx, const LoginRequest& request,
+                                             bool allow) override {
+    if (request.user_id.empty()) return Status::failed_precondition("nobody has signed in yet");
+    if (!allow) {
+      PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, unix_now()));
+      events::Event e = ctx.event("consent.denied");
+      e.user_id = request.user_id;
+      e.client_id = request.client_id;
+      e.resource_id = request.resource_id;
+      ctx.events.add(std::move(e));
+      return redirect_error(request.redirect_uri, "access_denied", "the user denied access",
+                            request.state, issuer_of(request));
+    }
+    ConsentStore consents(services_.db);
+    PORTCULLIS_RETURN_IF_ERROR(
+        consents.remember(request.user_id, request.client_id, request.resource_id, request.scopes));
+    events::Event e = ctx.event("consent.granted");
+    e.user_id = request.user_id;
+    e.client_id = request.client_id;
+    e.resource_id = request.resource_id;
+    e.data["scopes"] = Json::Value(Json::arrayValue);
+    for (const auto& s : request.scopes) e.data["scopes"].append(s);
+    ctx.events.add(std::move(e));
+    return issue_code_and_redirect(ctx, request);
+  }
+
+ private:
+  std::string issuer_of(const LoginRequest& request) const {
+    return services_.config.base_url + "/resources/" + request.resource_id;
+  }
+
+  Result<http::Response> issue_code_and_redirect(server::Context&, const LoginRequest& request) {
+    int64_t now = unix_now();
+    // Completing first makes a double-submitted form fail instead of minting a second code.
+    PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, now));
+    CodeBinding binding;
+    binding.login_request_id = request.id;
+    binding.client_id = request.client_id;
+    binding.resource_id = request.resource_id;
+    binding.redirect_uri = request.redirect_uri;
+    binding.code_challenge = request.code_challenge;
+    binding.scope = format::join_scopes(request.scopes);
+    binding.user_id = request.user_id;
+    binding.auth_time = request.auth_time;
+    binding.nonce = request.nonce;
+    binding.dpop_jkt = request.dpop_jkt;
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string code, CodeStore(services_.db).issue(binding, now));
+    return http::Response::see_other(
+        with_params(request.redirect_uri,
+                    {{"code", code}, {"state", request.state}, {"iss", issuer_of(request)}}));
+  }
+
+  server::Services& services_;
+};
+
+}  // namespace
+
+std::unique_ptr<LoginFlow> make_login_flow(server::Services& services) {
+  return std::make_unique<AuthorizationFlow>(services);
+}
+
+Result<http::Response> authorize(server::Context& ctx) {
+  const http::Request& req = ctx.request;
+  http::Form params = req.query;
+  if (req.method == "POST") {
+    auto form = req.form();
+    if (!form) return bad_request_page("The authorization request is not a valid form.");
+    params = std::move(form).value();
+  }
+  int64_t now = unix_now();
+
+  // 1. The client and the redirect URI. Nothing here may redirect.
+  for (const char* name : {"client_id", "redirect_uri", "resource"}) {
+    std::string n(name);
+    size_t count = std::count_if(params.all().begin(), params.all().end(),
+                                 [&](const auto& p) { return p.first == n; });
+    if (count > 1) return bad_request_page("The parameter " + n + " is repeated.");
+  }
+  std::string client_id = params.get_or("client_id", "");
+  if (client_id.empty()) return bad_request_page("The request names no client (client_id).");
+  auto client = resolve_client(ctx.services, client_id, now);
+  if (!client) {
+    if (client.status().code() == Code::kUnavailable) return client.status();
+    return bad_request_page(client.status().code() == Code::kNotFound
+                                ? "The application that sent you here is not registered."
+                                : client.status().message());
+  }
+
+  ResourceStore resources(ctx.services.db);
+  std::optional<std::string> indicator = params.get("resource");
+  Result<Resource> resource = Status::not_found("");
+  if (client->kind == ClientInfo::Kind::kCimd) {
+    if (!indicator || indicator->empty()) {
+      return bad_request_page(
+          "The application must name the server it wants to access (the resource parameter).");
+    }
+    resource = resource_for_indicator(ctx.services.db, *indicator);
+    if (!resource) {
+      if (resource.status().code() == Code::kUnavailable) return resource.status();
+      return bad_request_page("The server this application asks for is not known here.");
+    }
+    if (!resource->cimd_enabled) {
+      return bad_request_page("This server does not accept applications identified by URL.");
+    }
+  } else {
+    resource = resources.get(client->resource_id);
+    if (!resource) {
+      if (resource.status().code() == Code::kUnavailable) return resource.status();
+      return bad_request_page("The server this application was registered for no longer exists.");
+    }
+  }
+
+  std::string redirect_uri;
+  if (auto requested = params.get("redirect_uri"); requested && !requested->empty()) {
+    bool registered =
+        std::any_of(client->redirect_uris.begin(), client->redirect_uris.end(),
+                    [&](const std::string& r) { return redirect_uri_matches(r, *requested); });
+    if (!registered) {
+      return bad_request_page("The redirect URI is not registered for this application.");
+    }
+    redirect_uri = *requested;
+  } else if (client->redirect_uris.size() == 1) {
+    redirect_uri = client->redirect_uris[0];
+  } else {
+    return bad_request_page("The request names no redirect URI (redirect_uri).");
+  }
+
+  // 2. Everything else: errors go back to the client.
+  const std::string issuer = resource->issuer(ctx.services.config);
+  const std::string state = params.get_or("state", "");
+  auto fail = [&](const std::string& error, const std::string& description) {
+    return redirect_error(redirect_uri, error, description, state, issuer);
+  };
+  if (auto repeated = params.first_repeated()) {
+    return fail("invalid_request", "the parameter " + *repeated + " is repeated");
+  }
+  std::string response_type = params.get_or("response_type", "");
+  if (response_type.empty()) return fail("invalid_request", "response_type is required");
+  if (response_type != "code") {
+    return fail("unsupported_response_type", "only response_type=code is supported");
+  }
+  if (!client->allows_grant("authorization_code")) {
+    return fail("unauthorized_client", "this client may not use the authorization code grant");
+  }
+  std::string challenge = params.get_or("code_challenge", "");
+  std::string method = params.get_or("code_challenge_method", "");
+  if (challenge.empty()) return fail("invalid_request", "code_challenge is required (PKCE)");
+  if (method != "S256") {
+    return fail("invalid_request", "code_challenge_method must be S256");
+  }
+  if (!is_valid_code_challenge(challenge)) {
+    return fail("invalid_request", "code_challenge is not an S256 challenge");
+  }
+  if (indicator && !resource_indicator_matches(*resource, *indicator)) {
+    return fail("invalid_target", "resource is not the server this client may access");
+  }
+  std::vector<std::string> scopes;
+  if (auto scope = params.get("scope"); scope && !scope->empty()) {
+    // A grant's scope is stored in 2,000 characters: anything longer cannot be granted, and is
+    // refused before it is split (120,000 distinct names cost half a second to split).
+    if (scope->size() > kMaxScopeChars) {
+      return fail("invalid_scope",
+                  "scope is longer than " + std::to_string(kMaxScopeChars) + " characters");
+    }
+    scopes = format::scope_list(*scope);
+    for (const auto& s : scopes) {
+      bool known = std::any_of(resource->scopes.begin(), resource->scopes.end(),
+                               [&](const ScopeDef& d) { return d.name == s; });
+      // The name is echoed cut short: a redirect's Location must stay small.
+      if (!known) return fail("invalid_scope", "unknown scope " + s.substr(0, 64));
+    }
+  } else {
+    for (const auto& d : resource->scopes) scopes.push_back(d.name);
+  }
+  std::string prompt = params.get_or("prompt", "");
+  for (const auto& p : format::scope_list(prompt)) {
+    if (p != "none" && p != "login" && p != "consent" && p != "select_account") {
+      return fail("invalid_request", "unsupported prompt value " + p);
+    }
+  }
+  if (prompt_has(prompt, "none") && format::scope_list(prompt).size() > 1) {
+    return fail("invalid_request", "prompt=none cannot be combined with other values");
+  }
+  if (state.size() > 2048 || params.get_or("nonce", "").size() > 512) {
+    return fail("invalid_request", "state or nonce is too long");
+  }
+  const std::string dpop_jkt = params.get_or("dpop_jkt", "");
+  if (!dpop_jkt.empty() && !is_jwk_thumbprint(dpop_jkt)) {
+    return fail("invalid_request", "dpop_jkt is not a JWK SHA-256 thumbprint");
+  }
+
+  LoginRequest login;
+  login.client_id = client->client_id;
+  login.resource_id = resource->id;
+  login.redirect_uri = redirect_uri;
+  login.scopes = scopes;
+  login.state = state;
+  login.code_challenge = challenge;
+  login.nonce = params.get_or("nonce", "");
+  login.prompt = prompt;
+  login.login_hint = params.get_or("login_hint", "").substr(0, 320);
+  login.domain_hint = params.get_or("domain_hint", "").substr(0, 253);
+  login.organization_id = params.get_or("organization_id", "").substr(0, 64);
+  login.connection_id = params.get_or("connection_id", "").substr(0, 64);
+  login.dpop_jkt = dpop_jkt;
+
+  // A browser that is already signed in skips the sign-in pages unless prompt=login.
+  identity::SessionStore sessions(ctx.services.db, ctx.services.config);
+  std::optional<identity::Session> session = sessions.current(req, now);
+  if (session && !prompt_has(prompt, "login")) {
+    login.user_id = session->user_id;
+    login.auth_time = session->auth_time;
+  } else if (prompt_has(prompt, "none")) {
+    return fail("login_required", "the user is not signed in");
+  }
+  LoginRequestStore store(ctx.services.db);
+  PORTCULLIS_RETURN_IF_ERROR(store.create(login, now));
+  if (!login.user_id.empty()) {
+    AuthorizationFlow flow(ctx.services);
+    return flow.continue_after_sign_in(ctx, login);
+  }
+  return http::Response::see_other(ctx.services.config.base_url +
+                                   "/oauth/login?login_request_id=" + http::url_encode(login.id));
+}
+
+}  // namespace portcullis::oauth

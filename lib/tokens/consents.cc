@@ -1,0 +1,72 @@
+#include "tokens/consents.h"
+
+#include "core/time.h"
+#include "crypto/hash.h"
+#include "format/json.h"
+
+namespace portcullis::oauth {
+
+Result<std::optional<std::set<std::string>>> ConsentStore::granted(const std::string& user_id,
+                                                                   const std::string& client_id,
+                                                                   const std::string& resource_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT scopes FROM consents WHERE user_id = ? AND client_key = ? AND "
+                "resource_id = ?",
+                {user_id, crypto::sha256(client_id), resource_id}));
+  if (rows.empty()) return std::optional<std::set<std::string>>();
+  std::set<std::string> out;
+  auto scopes = json::parse(rows[0].str(0));
+  if (scopes && scopes->isArray()) {
+    for (const auto& s : *scopes) {
+      if (s.isString()) out.insert(s.asString());
+    }
+  }
+  return std::optional<std::set<std::string>>(std::move(out));
+}
+
+Result<bool> ConsentStore::covers(const std::string& user_id, const std::string& client_id,
+                                  const std::string& resource_id,
+                                  const std::vector<std::string>& scopes) {
+  PORTCULLIS_ASSIGN_OR_RETURN(auto have, granted(user_id, client_id, resource_id));
+  if (!have) return false;  // never consented, even to nothing
+  for (const auto& s : scopes) {
+    if (!have->count(s)) return false;
+  }
+  return true;
+}
+
+Status ConsentStore::remember(const std::string& user_id, const std::string& client_id,
+                              const std::string& resource_id,
+                              const std::vector<std::string>& scopes) {
+  return db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(auto had, granted(user_id, client_id, resource_id));
+    std::set<std::string> have = had ? *had : std::set<std::string>();
+    have.insert(scopes.begin(), scopes.end());
+    Json::Value list(Json::arrayValue);
+    for (const auto& s : have) list.append(s);
+    return db_
+        .execute(
+            "INSERT INTO consents (user_id, client_key, resource_id, client_id, scopes, "
+            "update_time) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE scopes = "
+            "VALUES(scopes), update_time = VALUES(update_time)",
+            {user_id, crypto::sha256(client_id), resource_id, client_id, json::write(list),
+             db_now()})
+        .status();
+  });
+}
+
+Status ConsentStore::remove_all_of_user(const std::string& user_id) {
+  return db_.execute("DELETE FROM consents WHERE user_id = ?", {user_id}).status();
+}
+
+Status ConsentStore::remove_all_of_client(const std::string& client_id) {
+  return db_.execute("DELETE FROM consents WHERE client_key = ?", {crypto::sha256(client_id)})
+      .status();
+}
+
+Status ConsentStore::remove_all_of_resource(const std::string& resource_id) {
+  return db_.execute("DELETE FROM consents WHERE resource_id = ?", {resource_id}).status();
+}
+
+}  // namespace portcullis::oauth

@@ -1,0 +1,86 @@
+// Grants and the tokens that hang off them (contract §4, §5).
+//
+// A grant is created by the first use of an authorization code. Refresh tokens rotate on every
+// use; the rotated-out ones stay on record so that presenting one again is recognised as reuse
+// and revokes the whole grant. A rotation is one INSERT of the new token naming the old one as
+// its parent (unique): exactly one rotation of a token can succeed, on any node, with no locking
+// read and no transaction.
+//
+// Access tokens are JWTs whose jti names their grant (access_token.h: "<grant id>.<random>"),
+// so revoking a grant (code replay, refresh reuse, revocation, a deactivated user, a deleted
+// client or resource) denies every access token issued under it without a row per token; the
+// deny-list (access_tokens) holds single tokens revoked through /oauth/revoke, and the rows of
+// tokens issued before the jti named the grant. is_access_token_revoked() consults both.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+#include "store/db.h"
+
+namespace portcullis::oauth {
+
+struct Grant {
+  std::string id;  // grt_…
+  std::string user_id;
+  std::string client_id;
+  std::string resource_id;
+  std::string scope;
+  int64_t auth_time = 0;
+  std::string organization_id;
+  int64_t absolute_expires_at = 0;
+  std::optional<int64_t> revoked_at;
+  std::string dpop_jkt;  // non-empty: refresh needs a DPoP proof with this key (RFC 9449 §5)
+};
+
+// The resource of a grant as a refresh needs it (a partial row of resources).
+struct GrantResource {
+  std::string id;
+  std::string server_url;
+  int access_token_ttl_seconds = 0;
+};
+
+// A presented refresh token with everything a refresh decides on, read in one query.
+struct RefreshTokenState {
+  Grant grant;
+  int64_t expires_at = 0;           // idle expiry of this token (the grant has the absolute one)
+  bool rotated = false;             // rotated out: presenting it again is reuse
+  std::optional<bool> user_active;  // nullopt: the user no longer exists
+  std::optional<GrantResource> resource;  // nullopt: gone
+};
+
+class GrantStore {
+ public:
+  explicit GrantStore(store::Db& db) : db_(db) {}
+
+  // Assigns the id.
+  Status create(Grant& grant);
+  Result<Grant> get(const std::string& grant_id);
+  // A new refresh token for the grant, idle-expiring after `idle_seconds` (never after the
+  // grant's absolute expiry).
+  Result<std::string> issue_refresh_token(const Grant& grant, int64_t now, int64_t idle_seconds);
+  // NotFound when unknown. A plain read: rotate_refresh_token settles races.
+  Result<RefreshTokenState> find_refresh_token(const std::string& token);
+  // Replaces `presented` (a token of `grant`) with a new one, like issue_refresh_token.
+  // AlreadyExists when `presented` was rotated already (by a concurrent request): reuse.
+  Result<std::string> rotate_refresh_token(const Grant& grant, const std::string& presented,
+                                           int64_t now, int64_t idle_seconds);
+  // Revokes the grant and every access token issued under it. Idempotent.
+  Status revoke(const std::string& grant_id, const std::string& reason, int64_t now);
+  // Revokes every grant of a user (deactivation, deletion).
+  Status revoke_all_for_user(const std::string& user_id, const std::string& reason, int64_t now);
+
+  // Puts one access token on the deny-list until it expires.
+  Status revoke_access_token(const std::string& jti, int64_t expires_at, int64_t now);
+  // True when the token is on the deny-list, or its jti names a grant that is revoked or gone.
+  Result<bool> is_access_token_revoked(const std::string& jti);
+
+  Status prune(int64_t now);
+
+ private:
+  store::Db& db_;
+};
+
+}  // namespace portcullis::oauth
