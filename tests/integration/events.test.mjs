@@ -11,6 +11,7 @@ import { http, baseUrl, env, sleep, assertProblem, assertNoNulls, cli } from './
 import { api, tokenWithScopes, createOrg, createUser, addMember, unique } from './management.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 import { startProtectedNginx, validateLocation } from './mcp-nginx.mjs';
+import { tenant, scim, patch, USER, GROUP } from './scim.mjs';
 
 const REDIRECT = 'http://127.0.0.1:3000/callback';
 const port = Number(env.PORTCULLIS_BASE_URL.split(':').pop()) + 5; // this test's MCP server nginx
@@ -227,6 +228,51 @@ test('events: every type produced by the flows is read back with its type and su
   const [failed] = await eventsWhere(`types=user.login.failed&client_id=${ids.client}`);
   assert.equal(failed.data.reason, 'wrong_code');
   assert.equal(failed.data.code, undefined);
+});
+
+test('events: SCIM provisioning, directories, SSO connections and webhooks are read back through the API', async () => {
+  const { org, directory, token } = await tenant();
+  const dirBase = `/api/v1/organizations/${org.id}/directories/${directory.id}`;
+  assert.equal((await api('POST', `${dirBase}/tokens`)).status, 201);
+  const userName = `ev-${unique()}@example.net`;
+  const u = await scim(token, 'POST', '/Users', { json: { schemas: [USER], userName, name: { givenName: 'Ev', familyName: 'Ents' }, active: true } });
+  assert.equal(u.status, 201, u.text);
+  assert.equal((await scim(token, 'PATCH', `/Users/${u.json.id}`, { json: patch({ op: 'replace', path: 'name.givenName', value: 'Eve' }) })).status, 200);
+  assert.equal((await scim(token, 'PATCH', `/Users/${u.json.id}`, { json: patch({ op: 'replace', path: 'active', value: false }) })).status, 200);
+  assert.equal((await scim(token, 'DELETE', `/Users/${u.json.id}`)).status, 204);
+  const g = await scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName: `Ev ${unique()}` } });
+  assert.equal(g.status, 201, g.text);
+  assert.equal((await scim(token, 'PATCH', `/Groups/${g.json.id}`, { json: patch({ op: 'replace', path: 'displayName', value: `Ev2 ${unique()}` }) })).status < 300, true);
+  assert.equal((await scim(token, 'DELETE', `/Groups/${g.json.id}`)).status, 204);
+  assert.equal((await api('DELETE', dirBase)).status, 204);
+  const connBase = `/api/v1/organizations/${org.id}/connections`;
+  const c = await api('POST', connBase, { json: { type: 'oidc', name: 'Ev IdP', issuer: 'https://idp.example.com', client_id: 'ev', client_secret: 'ev-secret' } });
+  assert.equal(c.status, 201, c.text);
+  assert.equal((await api('PATCH', `${connBase}/${c.json.id}`, { json: { name: 'Ev IdP 2' } })).status, 200);
+  assert.equal((await api('DELETE', `${connBase}/${c.json.id}`)).status, 204);
+  const w = await api('POST', '/api/v1/webhooks', { json: { url: 'https://hooks.example.com/events-test', event_types: ['user.created'] } });
+  assert.equal(w.status, 201, w.text);
+  assert.equal((await api('PATCH', `/api/v1/webhooks/${w.json.id}`, { json: { enabled: false } })).status, 200);
+  assert.ok((await api('POST', `/api/v1/webhooks/${w.json.id}/secret`, { json: { overlap_seconds: 60 } })).status < 300);
+  assert.equal((await api('DELETE', `/api/v1/webhooks/${w.json.id}`)).status, 204);
+  const byOrg = ['directory.created', 'directory.token.rotated', 'directory.deleted', 'scim.user.created',
+    'scim.user.updated', 'scim.user.deactivated', 'scim.user.deleted', 'scim.group.created', 'scim.group.updated',
+    'scim.group.deleted', 'connection.created', 'connection.updated', 'connection.deleted'];
+  for (const type of byOrg) {
+    const hits = await eventsWhere(`types=${type}&organization_id=${org.id}`);
+    for (const e of hits) {
+      assert.equal(e.type, type);
+      assert.equal(e.organization_id, org.id);
+      assertNoNulls(assert, e);
+    }
+  }
+  const [created] = await eventsWhere(`types=scim.user.created&organization_id=${org.id}`);
+  assert.equal(created.data.directory_id, directory.id);
+  assert.equal(created.data.user_name, userName);
+  for (const type of ['webhook.created', 'webhook.updated', 'webhook.secret_rotated', 'webhook.deleted']) {
+    const hits = await eventsWhere(`types=${type}&page_size=100`, (e) => e.data.webhook_id === w.json.id);
+    assert.ok(hits.every((e) => e.type === type));
+  }
 });
 
 test('events: the validator records token.validated per user and scope, and the access log sums it', async () => {
