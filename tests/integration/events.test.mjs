@@ -268,7 +268,7 @@ test('events: SCIM provisioning, directories, SSO connections and webhooks are r
   }
   const [created] = await eventsWhere(`types=scim.user.created&organization_id=${org.id}`);
   assert.equal(created.data.directory_id, directory.id);
-  assert.equal(created.data.user_name, userName);
+  assert.equal(created.user_id, u.json.id);
   for (const type of ['webhook.created', 'webhook.updated', 'webhook.secret_rotated', 'webhook.deleted']) {
     const hits = await eventsWhere(`types=${type}&page_size=100`, (e) => e.data.webhook_id === w.json.id);
     assert.ok(hits.every((e) => e.type === type));
