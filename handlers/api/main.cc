@@ -7,6 +7,7 @@
 #include "api_organizations.h"
 #include "api_resource_clients.h"
 #include "api_resources.h"
+#include "api_social.h"
 #include "api_users.h"
 #include "server/bearer_auth.h"
 #include "server/worker_main.h"
@@ -25,6 +26,7 @@ void install_routes(server::App& app) {
   api_worker::install_domain_routes(app);
   api_worker::install_connection_routes(app);
   api_worker::install_directory_routes(app);
+  api_worker::install_social_routes(app);
 }
 
 }  // namespace

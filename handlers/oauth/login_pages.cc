@@ -8,6 +8,7 @@
 #include "pages/signin_views.h"
 #include "ratelimit/limiter.h"
 #include "signin_handlers.h"
+#include "social/connection_store.h"
 #include "sso/realm.h"
 
 namespace portcullis::oauth_worker {
@@ -16,12 +17,29 @@ namespace {
 constexpr int kEmailWindowSeconds = 600;
 constexpr int kIpWindowSeconds = 60;
 
-pages::LoginView login_view(oauth::LoginFlow& flow, const oauth::LoginRequest& login) {
+std::string social_start(const oauth::LoginRequest& login, const std::string& connection_id) {
+  return "/sso/social/start?login_request_id=" + http::url_encode(login.id) +
+         "&connection_id=" + http::url_encode(connection_id);
+}
+
+// The first page: the e-mail form (which also finds an organization's SSO by the address's
+// domain), with the environment's social connections above it.
+Result<pages::LoginView> login_view(server::Context& ctx, oauth::LoginFlow& flow,
+                                    const oauth::LoginRequest& login) {
   pages::LoginView v;
   v.login_request_id = login.id;
   v.csrf_token = login.csrf_token;
-  v.resource_name = resource_name(flow, login);
+  if (auto screen = flow.describe_consent(login)) {
+    v.resource_name = screen->resource_name;
+    v.client_name = screen->client_name;
+  }
   v.email = login.login_hint;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      std::vector<social::SocialConnection> socials,
+      social::SocialConnectionStore(ctx.services.db, ctx.services.master_key).enabled());
+  for (const auto& c : socials) {
+    v.methods.push_back(pages::SignInMethod{"Continue with " + c.name, social_start(login, c.id)});
+  }
   return v;
 }
 
@@ -74,11 +92,18 @@ Result<http::Response> show_login(server::Context& ctx, SigninDeps& deps) {
       load_login_request(flow, ctx.request.query.get_or("login_request_id", ""), deps.clock()));
   // After a failed SSO attempt the page links back here with sso=0: the e-mail form, no loop.
   if (ctx.request.query.get_or("sso", "") != "0") {
+    // connection_id=soc_… on /oauth/authorize (contract §10): straight to that provider.
+    if (login.connection_id.rfind("soc_", 0) == 0) {
+      auto c = social::SocialConnectionStore(ctx.services.db, ctx.services.master_key)
+                   .get(login.connection_id);
+      if (c && c->enabled) return http::Response::see_other(social_start(login, c->id));
+    }
     PORTCULLIS_ASSIGN_OR_RETURN(auto idp,
                                 to_identity_provider(ctx, login, login.login_hint, false));
     if (idp) return std::move(*idp);
   }
-  return pages::login_page(200, login_view(flow, login));
+  PORTCULLIS_ASSIGN_OR_RETURN(pages::LoginView view, login_view(ctx, flow, login));
+  return pages::login_page(200, view);
 }
 
 Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
@@ -91,7 +116,7 @@ Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
   std::string typed = form.get_or("email", "");
   auto email = identity::normalize_email(typed);
   if (!email) {
-    pages::LoginView v = login_view(flow, login);
+    PORTCULLIS_ASSIGN_OR_RETURN(pages::LoginView v, login_view(ctx, flow, login));
     v.email = typed;
     v.error = email.status().message();
     return pages::login_page(400, v);

@@ -8,6 +8,7 @@
 #include "pages/error_page.h"
 #include "saml_routes.h"
 #include "signin_support.h"
+#include "social_routes.h"
 #include "sso/connection_store.h"
 #include "sso/oidc_client.h"
 #include "sso/sso_requests.h"
@@ -99,6 +100,7 @@ void install_sso_routes(server::App& app) {
   app.add("GET", "/sso/start", oauth_worker::page_route(deps, start));
   app.add("GET", "/sso/oidc/callback", oauth_worker::page_route(deps, oidc_callback));
   install_saml_routes(app, deps);
+  install_social_routes(app, deps);
   app.add_periodic("sso.prune", 600, [](server::Services& services) -> Status {
     return sso::SsoRequestStore::prune(services.db, unix_now());
   });

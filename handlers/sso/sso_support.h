@@ -28,9 +28,11 @@ std::string oidc_redirect_uri(const server::Context& ctx);
 
 // A refused sign-in: a user.login.failed event naming the connection and the reason, and the
 // error page (with "start again" when the login request is known). Never a session.
+// `method` is the event's: "sso", or "social" (social_routes.h) with its own page wording.
 http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
                       const std::string& connection_id, const std::string& organization_id,
-                      const std::string& reason, const std::string& detail);
+                      const std::string& reason, const std::string& detail,
+                      const std::string& method = "sso");
 
 // The browser is back from the IdP with `state` (OIDC callback, SAML finish): its pending
 // sign-in, used up, with the live login request and the active connection — or the page that
