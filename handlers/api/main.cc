@@ -3,6 +3,7 @@
 #include "api_connections.h"
 #include "api_directories.h"
 #include "api_domains.h"
+#include "api_environment.h"
 #include "api_memberships.h"
 #include "api_organizations.h"
 #include "api_resource_clients.h"
@@ -27,6 +28,7 @@ void install_routes(server::App& app) {
   api_worker::install_connection_routes(app);
   api_worker::install_directory_routes(app);
   api_worker::install_social_routes(app);
+  api_worker::install_environment_routes(app);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "social_routes.h"
 
 #include "crypto/random.h"
+#include "custom_login/login_settings.h"
 #include "pages/error_page.h"
 #include "social/connection_store.h"
 #include "social/linking.h"
@@ -35,7 +36,9 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
   const std::string connection_id = ctx.request.query.get_or("connection_id", "");
   social::SocialConnectionStore connections(ctx.services.db, ctx.services.master_key);
   auto connection = connections.get(connection_id);
-  if (!connection || !connection->enabled) {
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
+                              custom_login::LoginSettingsStore(ctx.services.db).get());
+  if (!connection || !connection->enabled || !settings.allows("social")) {
     return refuse_social(ctx, &login, connection_id, "connection_inactive",
                          "no enabled social connection");
   }

@@ -20,7 +20,8 @@ import { baseUrl, varDir, sleep, dbQuery, http } from './harness.mjs';
 import { api, unique, tokenWithScopes } from './management.mjs';
 import { mcpUrl, resourceId, CHROMIUM_ARGS, hasSession } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
-import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
+import { connect, withAuth } from './sdk-client.mjs';
+import { ChromiumProvider } from './chromium-signin.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
 const stackPort = Number(new URL(baseUrl).port);
@@ -219,62 +220,6 @@ test('social connections API: create, read, list, secret sealed and never return
   for (const t of ['social_connection.created', 'social_connection.updated', 'social_connection.deleted']) assert.ok(types.includes(t), `${t} in ${types}`);
 });
 
-// The MCP SDK's OAuth provider whose browser is Chromium: on the login page it clicks the
-// social button, signs in at oidc-provider, and allows on the consent page.
-class ChromiumSocialProvider extends ScriptedProvider {
-  constructor(email, button, opts) {
-    super(email, opts);
-    this.button = button;
-    this.visited = [];
-    this.loginPage = '';
-  }
-  async redirectToAuthorization(url) {
-    this.redirects.push(url);
-    const page = await context.newPage();
-    page.on('framenavigated', (f) => { if (f === page.mainFrame()) this.visited.push(f.url()); });
-    let back;
-    await page.route('http://127.0.0.1:3000/**', (route) => {
-      back = new URL(route.request().url());
-      return route.fulfill({ status: 200, contentType: 'text/plain', body: 'client received the code' });
-    });
-    await page.goto(url.href);
-    const deadline = Date.now() + 30000;
-    while (!back && Date.now() < deadline) {
-      const here = page.url();
-      const html = await page.content().catch(() => '');
-      if (/Sign-in failed/.test(html)) throw new Error(`social sign-in failed: ${html.slice(0, 2000)}`);
-      let acted = true;
-      try {
-        if (here.startsWith(op.issuer) && (await page.$('input[name=login]'))) {
-          await page.fill('input[name=login]', this.email);
-          await page.fill('input[name=password]', 'any password');
-          await page.click('button[type=submit]');
-        } else if (here.startsWith(op.issuer) && (await page.$('button[type=submit]'))) {
-          await page.click('button[type=submit]');
-        } else if (await page.$('button[name=decision][value=allow]')) {
-          await page.click('button[name=decision][value=allow]');
-        } else if (here.startsWith(`${baseUrl}/oauth/login`) && (await page.$(`a:has-text("${this.button}")`))) {
-          this.loginPage = html;
-          // Keyboard, as a person without a mouse would: the button is a focusable link.
-          await page.focus(`a:has-text("${this.button}")`);
-          await page.keyboard.press('Enter');
-        } else {
-          acted = false;
-        }
-      } catch {
-        // the page navigated under us: look again
-      }
-      if (acted) await page.waitForURL((u) => u.href !== here, { timeout: 10000 }).catch(() => {});
-      else await sleep(100);
-    }
-    await page.close();
-    assert.ok(back, `no redirect to the client; visited ${this.visited.join(' → ')}`);
-    assert.equal(back.searchParams.get('state'), this._state);
-    this.code = back.searchParams.get('code');
-    assert.ok(this.code, back.href);
-  }
-}
-
 test('Chromium, whole MCP flow: login page offers "Continue with …", generic OIDC at oidc-provider, consent, token, whoami; the account links to the existing user', async () => {
   const connection = await socialConnection({ provider: 'oidc', name: `Acme ${unique()}`, issuer: op.issuer, client_id: op.clientId, client_secret: op.secret });
   const email = `grace.${unique()}@example.com`;
@@ -284,13 +229,30 @@ test('Chromium, whole MCP flow: login page offers "Continue with …", generic O
   userDataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-chromium-social-'));
   context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, ignoreHTTPSErrors: true, args: CHROMIUM_ARGS });
   const issuer = `${baseUrl}/resources/${resourceId}`;
-  const provider = new ChromiumSocialProvider(email, `Continue with ${connection.name}`, { issuer: () => issuer, grantTypes: ['authorization_code'] });
+  const button = `a:has-text("Continue with ${connection.name}")`;
+  const provider = new ChromiumProvider(context, email, async (page, here) => {
+    if (here.startsWith(op.issuer) && (await page.$('input[name=login]'))) {
+      await page.fill('input[name=login]', email);
+      await page.fill('input[name=password]', 'any password');
+      await page.click('button[type=submit]');
+    } else if (here.startsWith(op.issuer) && (await page.$('button[type=submit]'))) {
+      await page.click('button[type=submit]');  // the provider's own consent prompt
+    } else if (here.startsWith(`${baseUrl}/oauth/login`) && (await page.$(button))) {
+      // Keyboard, as a person without a mouse would: the button is a focusable link.
+      await page.focus(button);
+      await page.keyboard.press('Enter');
+    } else {
+      return false;
+    }
+    return true;
+  }, { issuer: () => issuer, grantTypes: ['authorization_code'] });
   const session = await connect(mcpUrl, provider);
-  const route = provider.visited.map((u) => { const x = new URL(u); return x.origin === baseUrl ? x.pathname : x.origin; });
+  const route = provider.route(baseUrl);
   for (const step of ['/oauth/login', '/sso/social/start', op.issuer, '/oauth/consent']) assert.ok(route.includes(step), `${step} in ${route.join(' → ')}`);
   // The login page: the e-mail form still there (contract §12), the client's name shown.
-  assert.match(provider.loginPage, /input[^>]+name="email"/);
-  assert.match(provider.loginPage, /MCP SDK e2e/);
+  const loginPage = provider.pages.get('/oauth/login');
+  assert.match(loginPage, /input[^>]+name="email"/);
+  assert.match(loginPage, /MCP SDK e2e/);
 
   const me = JSON.parse((await withAuth(provider, session, () => session.client.callTool({ name: 'whoami', arguments: {} }))).content[0].text);
   await session.client.close();
