@@ -1,6 +1,5 @@
 #include "social_routes.h"
 
-#include "crypto/random.h"
 #include "custom_login/login_settings.h"
 #include "pages/error_page.h"
 #include "social/connection_store.h"
@@ -42,8 +41,7 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
     return refuse_social(ctx, &login, connection_id, "connection_inactive",
                          "no enabled social connection");
   }
-  std::string browser = browser_secret(ctx.request);
-  if (browser.empty()) browser = crypto::random_token(24);
+  const std::string browser = browser_secret_or_new(ctx.request);
   PORTCULLIS_ASSIGN_OR_RETURN(sso::PendingSignIn pending,
                               sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
                                   .start(connection->id, login.id, browser, now));
@@ -54,9 +52,7 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
   if (!url) {
     return refuse_social(ctx, &login, connection->id, "discovery_failed", url.status().message());
   }
-  http::Response r = http::Response::see_other(*url);
-  r.headers.emplace_back("Set-Cookie", browser_cookie(ctx, browser));
-  return r;
+  return to_identity_provider(ctx, *url, browser);
 }
 
 Result<http::Response> callback(Context& ctx, SigninDeps& deps) {

@@ -4,7 +4,6 @@
 
 #include "authorization.h"
 #include "core/time.h"
-#include "crypto/random.h"
 #include "pages/error_page.h"
 #include "saml_routes.h"
 #include "signin_support.h"
@@ -38,8 +37,7 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
     return refuse(ctx, &login, connection_id, connection ? connection->organization_id : "",
                   "connection_inactive", "no active connection");
   }
-  std::string browser = browser_secret(ctx.request);
-  if (browser.empty()) browser = crypto::random_token(24);
+  const std::string browser = browser_secret_or_new(ctx.request);
   if (connection->type == "saml") return start_saml(ctx, login, *connection, browser, now);
   PORTCULLIS_ASSIGN_OR_RETURN(sso::PendingSignIn pending,
                               sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
@@ -52,9 +50,7 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
     return refuse(ctx, &login, connection->id, connection->organization_id, "discovery_failed",
                   url.status().message());
   }
-  http::Response r = http::Response::see_other(*url);
-  r.headers.emplace_back("Set-Cookie", browser_cookie(ctx, browser));
-  return r;
+  return to_identity_provider(ctx, *url, browser);
 }
 
 Result<http::Response> oidc_callback(Context& ctx, SigninDeps& deps) {

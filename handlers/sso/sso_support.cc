@@ -1,5 +1,6 @@
 #include "sso_support.h"
 
+#include "crypto/random.h"
 #include "log/log.h"
 #include "pages/error_page.h"
 #include "sso/connection_store.h"
@@ -24,6 +25,18 @@ std::string browser_cookie(const server::Context& ctx, const std::string& value)
                   "; HttpOnly; SameSite=Lax";
   if (ctx.services.config.base_url.rfind("https://", 0) == 0) c += "; Secure";
   return c;
+}
+
+std::string browser_secret_or_new(const http::Request& request) {
+  std::string browser = browser_secret(request);
+  return browser.empty() ? crypto::random_token(24) : browser;
+}
+
+http::Response to_identity_provider(const server::Context& ctx, const std::string& url,
+                                    const std::string& browser) {
+  http::Response r = http::Response::see_other(url);
+  r.headers.emplace_back("Set-Cookie", browser_cookie(ctx, browser));
+  return r;
 }
 
 outbound::Options outbound_options(const server::Context& ctx) {

@@ -23,6 +23,12 @@ std::string browser_secret(const http::Request& request);
 // IdP's redirect back is a top-level GET), Secure on https, as long as a pending sign-in.
 std::string browser_cookie(const server::Context& ctx, const std::string& value);
 
+// The browser's SSO cookie value, or a new random one when it has none.
+std::string browser_secret_or_new(const http::Request& request);
+// The 303 to the identity provider, setting the SSO cookie to `browser`.
+http::Response to_identity_provider(const server::Context& ctx, const std::string& url,
+                                    const std::string& browser);
+
 outbound::Options outbound_options(const server::Context& ctx);
 std::string oidc_redirect_uri(const server::Context& ctx);
 

@@ -2,14 +2,19 @@
 
 #include <set>
 
-#include "outbound/url.h"
+#include "sso/config_fields.h"
 
 namespace portcullis::social {
 namespace {
 
+using sso::fields::https_url;
+using sso::fields::scope_tokens;
+using sso::fields::str;
+using sso::fields::string_list;
+using sso::fields::strings;
+using sso::fields::text;
+
 constexpr size_t kMaxName = 200;
-constexpr size_t kMaxText = 2048;
-constexpr size_t kMaxScopes = 20;
 
 const std::set<std::string, std::less<>> kFields = {"provider",        "name",
                                                     "enabled",         "client_id",
@@ -50,23 +55,6 @@ void apply_preset(SocialConnection& c) {
   }
 }
 
-Result<std::string> text(const Json::Value& v, const std::string& key, size_t max) {
-  if (!v.isString()) return Status::invalid_argument(key + " must be a string");
-  std::string s = v.asString();
-  if (s.empty() || s.size() > max) {
-    return Status::invalid_argument(key + " must be 1.." + std::to_string(max) + " characters");
-  }
-  return s;
-}
-
-Result<std::string> https_url(const Json::Value& v, const std::string& key) {
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string s, text(v, key, kMaxText));
-  if (auto parsed = outbound::parse_https_url(s); !parsed) {
-    return Status::invalid_argument(key + ": " + parsed.status().message());
-  }
-  return s;
-}
-
 Status read_mapping(const Json::Value& v, ClaimMapping& m) {
   if (!v.isObject()) return Status::invalid_argument("claim_mapping must be an object");
   for (const auto& key : v.getMemberNames()) {
@@ -80,31 +68,6 @@ Status read_mapping(const Json::Value& v, ClaimMapping& m) {
     PORTCULLIS_ASSIGN_OR_RETURN(*target, text(v[key], "claim_mapping." + key, 128));
   }
   return Status::ok();
-}
-
-Result<std::vector<std::string>> read_scopes(const Json::Value& v) {
-  if (!v.isArray() || v.size() > kMaxScopes) {
-    return Status::invalid_argument("scopes must be an array of at most 20 strings");
-  }
-  std::vector<std::string> scopes;
-  for (const auto& s : v) {
-    if (!s.isString() || s.asString().empty() || s.asString().size() > 128 ||
-        s.asString().find_first_of(" \"\\") != std::string::npos) {
-      return Status::invalid_argument("scopes must be scope tokens");
-    }
-    scopes.push_back(s.asString());
-  }
-  return scopes;
-}
-
-Json::Value strings(const std::vector<std::string>& list) {
-  Json::Value a(Json::arrayValue);
-  for (const auto& s : list) a.append(s);
-  return a;
-}
-
-std::string str(const Json::Value& v, const char* key) {
-  return v.isObject() && v[key].isString() ? v[key].asString() : std::string();
 }
 
 void put_if(Json::Value& out, const char* key, const std::string& value) {
@@ -174,7 +137,7 @@ Status apply_body(const Json::Value& body, bool patch, SocialConnection& c,
       PORTCULLIS_ASSIGN_OR_RETURN(std::string s, text(v, key, 1024));
       client_secret = std::move(s);
     } else if (key == "scopes") {
-      PORTCULLIS_ASSIGN_OR_RETURN(c.scopes, read_scopes(v));
+      PORTCULLIS_ASSIGN_OR_RETURN(c.scopes, scope_tokens(v, true));
     } else if (key == "issuer") {
       if (!c.is_oidc()) return Status::invalid_argument("issuer is for OpenID Connect providers");
       PORTCULLIS_ASSIGN_OR_RETURN(c.issuer, https_url(v, key));
@@ -217,12 +180,7 @@ Json::Value config_json(const SocialConnection& c) {
 
 void read_config(const Json::Value& j, SocialConnection& c) {
   c.client_id = str(j, "client_id");
-  c.scopes.clear();
-  if (j.isObject() && j["scopes"].isArray()) {
-    for (const auto& s : j["scopes"]) {
-      if (s.isString()) c.scopes.push_back(s.asString());
-    }
-  }
+  c.scopes = string_list(j.isObject() ? j["scopes"] : Json::Value::nullSingleton());
   c.issuer = str(j, "issuer");
   c.authorization_endpoint = str(j, "authorization_endpoint");
   c.token_endpoint = str(j, "token_endpoint");

@@ -45,6 +45,7 @@ export class ChromiumProvider extends ScriptedProvider {
     await page.close();
     assert.ok(back, `no redirect to the client; visited ${this.visited.join(' → ')}`);
     assert.equal(back.searchParams.get('state'), this._state);
+    assert.equal(back.searchParams.get('iss'), this.issuer());
     this.code = back.searchParams.get('code');
     assert.ok(this.code, back.href);
   }

@@ -8,13 +8,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import httpServer from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { baseUrl, sleep, dbQuery, http } from './harness.mjs';
+import { baseUrl, sleep, dbQuery } from './harness.mjs';
 import { api, unique, tokenWithScopes, createOrg } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS, hasSession } from './sso-fixtures.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, hasSession, authorizeInBrowser } from './sso-fixtures.mjs';
 import { Browser, parseForms } from './browser.mjs';
 import { connect, withAuth } from './sdk-client.mjs';
 import { ChromiumProvider } from './chromium-signin.mjs';
@@ -69,17 +69,7 @@ after(async () => {
 });
 
 // /oauth/authorize (a fresh DCR client of the demo resource) as far as the login page.
-async function loginPage(browser) {
-  const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
-    json: { client_name: 'Custom test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
-  assert.equal(reg.status, 201, reg.text);
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(`${baseUrl}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
-    state: 'client-state', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    scope: 'demo:read', resource: mcpUrl })) authorize.searchParams.set(k, v);
-  return browser.follow(authorize.href);
-}
+const loginPage = (browser) => authorizeInBrowser(browser, {});
 
 // As far as the customer's login page: the login_request_id the customer gets.
 async function toCustomer(browser) {

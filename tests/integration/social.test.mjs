@@ -9,23 +9,21 @@
 // puts in PORTCULLIS_OUTBOUND_ALLOW_HOSTS) with the run's test certificate.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import Provider from 'oidc-provider';
 import { chromium } from 'playwright-core';
-import { baseUrl, varDir, sleep, dbQuery, http } from './harness.mjs';
+import { baseUrl, sleep, dbQuery } from './harness.mjs';
 import { api, unique, tokenWithScopes } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS, hasSession } from './sso-fixtures.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, hasSession, listenTls, closeAll, authorizeInBrowser } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { connect, withAuth } from './sdk-client.mjs';
 import { ChromiumProvider } from './chromium-signin.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
 const stackPort = Number(new URL(baseUrl).port);
-const tlsDir = process.env.PORTCULLIS_TEST_TLS_DIR ?? path.join(varDir, 'test-tls');
 const CALLBACK = `${baseUrl}/sso/social/callback`;
 
 const servers = [];
@@ -33,16 +31,7 @@ const created = [];
 let context;
 let userDataDir;
 
-async function listen(port, handler) {
-  const tls = { key: readFileSync(path.join(tlsDir, 'server.key')), cert: readFileSync(path.join(tlsDir, 'server.pem')) };
-  const server = https.createServer(tls, handler);
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  servers.push(server);
-  return server;
-}
+const listen = (port, handler) => listenTls(servers, port, handler);
 
 async function socialConnection(body) {
   const r = await api('POST', '/api/v1/social_connections', { json: body });
@@ -62,18 +51,10 @@ async function failureEvent(connectionId, reason) {
   assert.fail(`no user.login.failed event with reason ${reason} for ${connectionId}`);
 }
 
-// /oauth/authorize (a fresh DCR client of the demo resource, PKCE) with connection_id=soc_…:
-// straight to the provider. Returns that redirect, parsed.
+// /oauth/authorize with connection_id=soc_…: straight to the provider. Returns that redirect,
+// parsed (with `page`, whatever the browser ends on).
 async function toProvider(browser, connectionId, { page = false } = {}) {
-  const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
-    json: { client_name: 'Social test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
-  assert.equal(reg.status, 201, reg.text);
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(`${baseUrl}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
-    state: 'client-state', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    scope: 'demo:read', resource: mcpUrl, connection_id: connectionId })) authorize.searchParams.set(k, v);
-  const r = await browser.follow(authorize.href);
+  const r = await authorizeInBrowser(browser, { connection_id: connectionId });
   if (page) return r;
   assert.equal(r.status, 303, `${r.url}: ${r.html.slice(0, 500)}`);
   return new URL(r.location);
@@ -158,8 +139,7 @@ after(async () => {
   for (const id of created) await api('DELETE', `/api/v1/social_connections/${id}`);
   await context?.close();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  for (const s of servers) s.closeAllConnections?.();
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await closeAll(servers);
 });
 
 test('social connections API: create, read, list, secret sealed and never returned, presets, bad bodies, scopes, events, delete', async () => {
