@@ -112,6 +112,7 @@ test('Chromium, whole MCP flow: login page → customer login page → complete 
   const email = `cara.${unique()}@example.com`;
   backend.user = { email, email_verified: true, given_name: 'Cara', family_name: 'Custom', external_id: `cust-${unique()}` };
   backend.organization_id = org.id;
+  backend.seen = [];
   userDataDir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-chromium-custom-'));
   context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const issuer = `${baseUrl}/resources/${resourceId}`;
@@ -123,7 +124,8 @@ test('Chromium, whole MCP flow: login page → customer login page → complete 
   }, { issuer: () => issuer, grantTypes: ['authorization_code'] });
   const session = await connect(mcpUrl, provider);
   const route = provider.route(baseUrl);
-  for (const step of ['/oauth/login', '/oauth/login/continue', '/oauth/consent']) assert.ok(route.includes(step), `${step} in ${route.join(' → ')}`);
+  for (const step of ['/oauth/login', '/oauth/consent']) assert.ok(route.includes(step), `${step} in ${route.join(' → ')}`);
+  assert.equal(backend.seen.length, 1, 'the customer\'s page was reached once (its 303s are not frames)');
   const me = JSON.parse((await withAuth(provider, session, () => session.client.callTool({ name: 'whoami', arguments: {} }))).content[0].text);
   await session.client.close();
   assert.equal(me.email, email);

@@ -175,6 +175,7 @@ async function socialConnection(body) {
 // The whole MCP flow in Chromium: the login page's button for `connection`, the provider's
 // form with `login`, consent. Returns whoami's answer.
 async function chromiumSignIn(connection, login, providerOrigin) {
+  await context.clearCookies();  // a new person: no session from the previous test's sign-in
   const issuer = `${baseUrl}/resources/${resourceId}`;
   const button = `a:has-text("Continue with ${connection.name}")`;
   const provider = new ChromiumProvider(context, login, async (page, here) => {
@@ -190,22 +191,23 @@ async function chromiumSignIn(connection, login, providerOrigin) {
   }, { issuer: () => issuer, grantTypes: ['authorization_code'] });
   const session = await connect(mcpUrl, provider);
   const route = provider.route(baseUrl);
-  for (const step of ['/oauth/login', '/sso/social/start', providerOrigin, '/oauth/consent']) assert.ok(route.includes(step), `${step} in ${route.join(' → ')}`);
+  // (The 303 hops, /sso/social/start and the callback, are not pages the frame shows.)
+  for (const step of ['/oauth/login', providerOrigin, '/oauth/consent']) assert.ok(route.includes(step), `${step} in ${route.join(' → ')}`);
   const me = JSON.parse((await withAuth(provider, session, () => session.client.callTool({ name: 'whoami', arguments: {} }))).content[0].text);
   await session.client.close();
   return me;
 }
 
-// Without Chromium: /oauth/authorize with connection_id=soc_… straight to the provider, its
-// form submitted with `login`, and the callback; returns the callback's answer.
-async function httpSignIn(browser, connection, login) {
+// Without Chromium: /oauth/authorize with connection_id=soc_… straight to the provider, which
+// signs `login` in at once (as its form would), and the callback; returns the callback's answer.
+async function httpSignIn(browser, connection, provider, login) {
   const to = await authorizeInBrowser(browser, { connection_id: connection.id });
   assert.equal(to.status, 303, to.html.slice(0, 300));
-  const form = new URL(to.location).searchParams;
-  form.set('login', login);
-  const posted = await fetch(new URL(to.location).origin + new URL(to.location).pathname, { method: 'POST', body: form, redirect: 'manual' });
-  assert.equal(posted.status, 303);
-  return browser.request(posted.headers.get('location'));
+  const q = new URL(to.location).searchParams;
+  assert.equal(q.get('client_id'), provider.clientId);
+  const code = randomBytes(12).toString('hex');
+  provider.codes.set(code, { login, nonce: q.get('nonce'), challenge: q.get('code_challenge'), redirect: q.get('redirect_uri') });
+  return browser.request(`${q.get('redirect_uri')}?code=${code}&state=${encodeURIComponent(q.get('state'))}`);
 }
 
 // The reason of a user.login.failed event of this connection, once one with `reason` exists
@@ -234,7 +236,7 @@ test('Google preset: Chromium through the whole MCP flow; email_verified false n
   const victim = await api('POST', '/api/v1/users', { json: { email: `vic.${unique()}@gmail.com` } });
   google.accounts.set('eve', { sub: `eve-${unique()}`, email: victim.json.email, email_verified: false });
   const eve = new Browser();
-  const r = await httpSignIn(eve, connection, 'eve');
+  const r = await httpSignIn(eve, connection, google, 'eve');
   assert.equal(r.status, 403, r.html.slice(0, 300));
   assert.ok(!hasSession(eve));
   assert.equal(await failureReason(connection.id, 'email_not_verified'), 'email_not_verified');
@@ -255,7 +257,7 @@ test('Microsoft preset: {tenantid} issuer checked against tid; nOAuth guard: ema
   for (const [name, claims] of [['no-edov', {}], ['edov-false', { xms_edov: false }], ['edov-string-false', { xms_edov: 'false' }]]) {
     microsoft.accounts.set(name, { sub: `att-${unique()}`, tid: randomUUID(), email: victim.json.email, ...claims });
     const attacker = new Browser();
-    const r = await httpSignIn(attacker, connection, name);
+    const r = await httpSignIn(attacker, connection, microsoft, name);
     assert.equal(r.status, 403, `${name}: ${r.html.slice(0, 300)}`);
     assert.ok(!hasSession(attacker), name);
     assert.equal(await failureReason(connection.id, 'email_not_verified'), 'email_not_verified', name);
@@ -266,13 +268,13 @@ test('Microsoft preset: {tenantid} issuer checked against tid; nOAuth guard: ema
   const personal = `pat.${unique()}@outlook.com`;
   microsoft.accounts.set(personal, { sub: `msa-${unique()}`, tid: CONSUMER_TENANT, email: personal });
   const p = new Browser();
-  assert.equal((await httpSignIn(p, connection, personal)).status, 303);
+  assert.equal((await httpSignIn(p, connection, microsoft, personal)).status, 303);
   assert.ok(hasSession(p));
 
   // An ID token whose iss names another tenant than its tid.
   microsoft.accounts.set('mixed', { sub: `mx-${unique()}`, tid: randomUUID(), iss: `https://127.0.0.1:${microsoft.port}/${randomUUID()}/v2.0`, email: `mx.${unique()}@x.com`, xms_edov: true });
   const mixed = new Browser();
-  assert.equal((await httpSignIn(mixed, connection, 'mixed')).status, 403);
+  assert.equal((await httpSignIn(mixed, connection, microsoft, 'mixed')).status, 403);
   assert.equal(await failureReason(connection.id, 'wrong_issuer'), 'wrong_issuer');
 });
 
@@ -301,7 +303,7 @@ test('GitHub preset: Chromium through the whole MCP flow; only the primary verif
   github.accounts.set('mallory', { user: { id: id + 1, login: 'mallory', email: victim.json.email },
     emails: [{ email: victim.json.email, primary: true, verified: false }, { email: `m.${unique()}@example.com`, primary: false, verified: true }] });
   const mallory = new Browser();
-  const r = await httpSignIn(mallory, connection, 'mallory');
+  const r = await httpSignIn(mallory, connection, github, 'mallory');
   assert.equal(r.status, 403, r.html.slice(0, 300));
   assert.ok(!hasSession(mallory));
   assert.equal(await failureReason(connection.id, 'email_not_verified'), 'email_not_verified');
