@@ -122,10 +122,11 @@ Result<Profile> ProviderClient::finish_oauth2(const std::string& code,
       return fail(failure, "userinfo_failed",
                   emails ? "/user/emails is not an array" : emails.status().message());
     }
+    // The primary address, verified or not (an unverified one is refused as such).
     for (const auto& e : *emails) {
-      if (e.isObject() && claim_true(e, "primary") && claim_true(e, "verified")) {
+      if (e.isObject() && claim_true(e, "primary")) {
         p.email = claim(e, "email");
-        p.email_verified = !p.email.empty();
+        p.email_verified = !p.email.empty() && claim_true(e, "verified");
         break;
       }
     }

@@ -103,17 +103,16 @@ BOOST_AUTO_TEST_CASE(login_settings_accept_https_or_loopback_and_known_methods) 
   BOOST_TEST(apply(R"({"custom_login_url":"http://127.0.0.1:3000/login"})"));
   BOOST_TEST(apply(R"({"custom_login_url":""})"));
   BOOST_TEST(!apply(R"({"custom_login_url":"http://app.example.com/login"})"));
-  BOOST_TEST(!apply(R"({"custom_login_url":"javascript:alert(1)"
-})"));
+  BOOST_TEST(!apply(R"x({"custom_login_url":"javascript:alert(1)"})x"));
   BOOST_TEST(!apply(R"({"custom_login_url":"http://localhost.evil.com/"})"));
-BOOST_TEST(apply(R"({"login_methods":["custom"]})"));
-BOOST_TEST(!apply(R"({"login_methods":[]})"));
-BOOST_TEST(!apply(R"({"login_methods":["email","email"]})"));
-BOOST_TEST(!apply(R"({"login_methods":["password"]})"));
-LoginSettings s;
-BOOST_TEST(!s.custom_enabled());
-s.custom_login_url = "https://app.example.com/login";
-BOOST_TEST(s.custom_enabled());
-s.login_methods = {"email"};
-BOOST_TEST(!s.custom_enabled());
+  BOOST_TEST(apply(R"({"login_methods":["custom"]})"));
+  BOOST_TEST(!apply(R"({"login_methods":[]})"));
+  BOOST_TEST(!apply(R"({"login_methods":["email","email"]})"));
+  BOOST_TEST(!apply(R"({"login_methods":["password"]})"));
+  LoginSettings s;
+  BOOST_TEST(!s.custom_enabled());
+  s.custom_login_url = "https://app.example.com/login";
+  BOOST_TEST(s.custom_enabled());
+  s.login_methods = {"email"};
+  BOOST_TEST(!s.custom_enabled());
 }
