@@ -73,10 +73,7 @@ Result<bool> join(store::Db& db, const std::string& organization_id, const std::
 
 Result<http::Response> start_custom(server::Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      oauth::LoginRequest login,
-      load_login_request(deps.flow(ctx.services), ctx.request.query.get_or("login_request_id", ""),
-                         now));
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest login, query_login_request(ctx, deps, now));
   PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
                               custom_login::LoginSettingsStore(ctx.services.db).get());
   if (!settings.custom_enabled()) {

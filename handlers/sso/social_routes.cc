@@ -28,10 +28,8 @@ http::Response refuse_social(Context& ctx, const oauth::LoginRequest* login,
 
 Result<http::Response> start(Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      oauth::LoginRequest login,
-      oauth_worker::load_login_request(deps.flow(ctx.services),
-                                       ctx.request.query.get_or("login_request_id", ""), now));
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest login,
+                              oauth_worker::query_login_request(ctx, deps, now));
   const std::string connection_id = ctx.request.query.get_or("connection_id", "");
   social::SocialConnectionStore connections(ctx.services.db, ctx.services.master_key);
   auto connection = connections.get(connection_id);

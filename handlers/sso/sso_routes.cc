@@ -26,10 +26,8 @@ sso::OidcClient oidc_client(const Context& ctx, const sso::Connection& c, std::s
 
 Result<http::Response> start(Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      oauth::LoginRequest login,
-      oauth_worker::load_login_request(deps.flow(ctx.services),
-                                       ctx.request.query.get_or("login_request_id", ""), now));
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest login,
+                              oauth_worker::query_login_request(ctx, deps, now));
   sso::ConnectionStore connections(ctx.services.db, ctx.services.master_key);
   const std::string connection_id = ctx.request.query.get_or("connection_id", "");
   auto connection = connections.find(connection_id);
