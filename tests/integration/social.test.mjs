@@ -246,8 +246,15 @@ test('Chromium, whole MCP flow: login page offers "Continue with …", generic O
     [{ p: 'oidc', subject: email, cid: connection.id }]);
   assert.equal(user.json.given_name, 'Known', 'never overwritten by the provider');
   assert.equal(user.json.family_name, 'Hopper', 'filled in where the user had none');
-  const listed = await api('GET', `/api/v1/users?page_size=100`);
-  assert.ok(listed.json.users.find((u) => u.id === me.sub)?.identities?.length === 1);
+  // The listing carries them too (the user is on some page: the suite has made many users).
+  let listed;
+  let token = '';
+  do {
+    const page = await api('GET', `/api/v1/users?page_size=100${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+    listed = page.json.users.find((u) => u.id === me.sub);
+    token = page.json.next_page_token;
+  } while (!listed && token);
+  assert.equal(listed?.identities?.length, 1);
 
   let succeeded;
   for (let i = 0; i < 40 && !succeeded; i++) {
