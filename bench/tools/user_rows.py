@@ -43,14 +43,28 @@ def shard(row_id):
     return h % SHARDS
 
 
+class Timeline:
+    """The id and create_time of user i of n: strictly increasing over the past year, each user in
+    its own slot of the span with jitter, the id a ULID of that time (also bench/scim/rows.py)."""
+
+    def __init__(self, n, rng):
+        now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        span_us = 365 * 86400 * 1_000_000
+        self.step = span_us // n
+        self.start = now - datetime.timedelta(microseconds=span_us + 3600 * 1_000_000)
+        self.rng = rng
+
+    def user(self, i):
+        t = self.start + datetime.timedelta(
+            microseconds=i * self.step + self.rng.randrange(max(1, self.step // 2)))
+        millis = (t - datetime.datetime(1970, 1, 1)) // datetime.timedelta(milliseconds=1)
+        return "usr_" + ulid(millis, self.rng), t.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
 def main():
     n, org, suffix, out_dir, chunk = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     rng = random.Random()
-    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-    span_us = 365 * 86400 * 1_000_000
-    step = span_us // n
-    start = now - datetime.timedelta(microseconds=span_us + 3600 * 1_000_000)
-    epoch = datetime.datetime(1970, 1, 1)
+    timeline = Timeline(n, rng)
     chunks = 0
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
@@ -58,11 +72,7 @@ def main():
         with open(os.path.join(out_dir, f"users-{chunks}.tsv"), "w") as users, \
                 open(os.path.join(out_dir, f"memberships-{chunks}.tsv"), "w") as members:
             for i in range(lo, hi):
-                # Strictly increasing: each user in its own slot of `step` microseconds.
-                t = start + datetime.timedelta(microseconds=i * step + rng.randrange(max(1, step // 2)))
-                millis = (t - epoch) // datetime.timedelta(milliseconds=1)
-                uid = "usr_" + ulid(millis, rng)
-                ts = t.strftime("%Y-%m-%d %H:%M:%S.%f")
+                uid, ts = timeline.user(i)
                 given, family = rng.choice(GIVEN), rng.choice(FAMILY)
                 email = f"{given.lower()}.{family.lower()}.{i:07d}@bench-{suffix}.example.com"
                 # id, email, email_verified, given_name, family_name, display_name, external_id,

@@ -138,6 +138,7 @@ Result<http::Response> group_response(Context& ctx, int status, const scim::Scim
 Result<http::Response> create_group(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, read_body(ctx));
   PORTCULLIS_ASSIGN_OR_RETURN(scim::GroupInput input, scim::read_group(body));
+  if (Status st = check_member_count(input.member_ids.size()); !st.is_ok()) return failure(st);
   PORTCULLIS_ASSIGN_OR_RETURN(scim::ScimGroup g, store_of(ctx).create_group(input));
   Json::Value data(Json::objectValue);
   data["group_id"] = g.id;
@@ -177,6 +178,7 @@ Result<http::Response> group_written(Context& ctx, const scim::GroupChange& chan
 Result<http::Response> replace_group(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, read_body(ctx));
   PORTCULLIS_ASSIGN_OR_RETURN(scim::GroupInput input, scim::read_group(body));
+  if (Status st = check_member_count(input.member_ids.size()); !st.is_ok()) return failure(st);
   auto change = store_of(ctx).replace_group(ctx.request.path_param("id"), input, if_match(ctx));
   if (!change) return failure(change.status());
   return group_written(ctx, *change, false);
@@ -187,6 +189,9 @@ Result<http::Response> patch_group(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(std::vector<scim::PatchOperation> ops, scim::read_patch(body));
   const std::string id = ctx.request.path_param("id");
   PORTCULLIS_ASSIGN_OR_RETURN(scim::GroupPatch plan, scim::plan_group_patch(id, ops));
+  size_t members = 0;
+  for (const auto& m : plan.members) members += m.user_ids.size();
+  if (Status st = check_member_count(members); !st.is_ok()) return failure(st);
   auto change = store_of(ctx).patch_group(id, plan, if_match(ctx));
   if (!change) return failure(change.status());
   return group_written(ctx, *change, true);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "format/json.h"
 #include "format/utf8.h"
 #include "scim/filter_sql.h"
 
@@ -21,7 +22,22 @@ Result<Json::Value> read_body(const server::Context& ctx) {
     return scim::invalid_syntax("Content-Type must be application/scim+json or application/json");
   }
   if (!utf8::is_valid(ctx.request.body)) return scim::invalid_syntax("the body is not valid UTF-8");
-  return ctx.request.json_object();
+  // A member list of kMaxMembersPerRequest {"value","display"} objects is three values a member:
+  // more than the generic cap of the other families (format/json.h), still bounded.
+  auto parsed = json::parse(ctx.request.body, json::kDefaultMaxDepth, kMaxBodyValues);
+  if (!parsed) {
+    return scim::invalid_syntax("request body is not valid JSON: " + parsed.status().message());
+  }
+  if (!parsed->isObject()) return scim::invalid_syntax("request body must be a JSON object");
+  return parsed;
+}
+
+Status check_member_count(size_t members) {
+  if (members <= scim::kMaxMembersPerRequest) return Status::ok();
+  return Status::invalid_argument(
+             "a request names at most " + std::to_string(scim::kMaxMembersPerRequest) +
+             " group members; send larger changes as several PATCH add or remove requests")
+      .with_reason("tooManyMembers");
 }
 
 std::optional<std::string> if_match(const server::Context& ctx) {
@@ -31,6 +47,10 @@ std::optional<std::string> if_match(const server::Context& ctx) {
 Result<http::Response> failure(const Status& status) {
   if (status.reason() == "versionMismatch") {
     return http::error_response(http::Family::kScim, status, 412);
+  }
+  // RFC 7644 §3.12: 413 "one or more of the limits for this request have been exceeded".
+  if (status.reason() == "tooManyMembers") {
+    return http::error_response(http::Family::kScim, status, 413);
   }
   return status;
 }

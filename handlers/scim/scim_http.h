@@ -19,8 +19,12 @@ http::Response scim_json(int status, const Json::Value& body);
 // The body of a POST/PUT/PATCH: application/scim+json or application/json, valid UTF-8, a
 // JSON object (400 invalidSyntax otherwise).
 Result<Json::Value> read_body(const server::Context& ctx);
+inline constexpr size_t kMaxBodyValues = 3 * scim::kMaxMembersPerRequest + 1000;
+// 413 beyond scim::kMaxMembersPerRequest members in one request (docs/scim.md "Limits").
+Status check_member_count(size_t members);
 std::optional<std::string> if_match(const server::Context& ctx);
-// A store error as the response: a failed If-Match is 412, everything else the family's shape.
+// A store error as the response: a failed If-Match is 412, too many members 413, everything
+// else the family's shape.
 Result<http::Response> failure(const Status& status);
 
 // startIndex, count, filter, sortBy, sortOrder, attributes, excludedAttributes from the query

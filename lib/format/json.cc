@@ -30,12 +30,6 @@ std::string one_line(const std::string& errors) {
   return out.empty() ? "malformed JSON" : out;
 }
 
-// At most this many values (strings, numbers, literals, arrays, objects) in one document:
-// jsoncpp spends microseconds per value, so a 1 MiB body of 480,000 tiny values held a worker for
-// over a second before anyone was authenticated. Real documents (registrations, management and
-// SCIM bodies, JOSE) have at most a few thousand.
-constexpr size_t kMaxValues = 20000;
-
 // An upper bound on the number of values in `text`, in one pass without allocating: every value
 // but the first follows a ',' or a '[' outside a string, and every member value follows a ':'.
 size_t values_at_most(std::string_view text) {
@@ -60,9 +54,9 @@ size_t values_at_most(std::string_view text) {
 
 }  // namespace
 
-Result<Json::Value> parse(std::string_view text, int max_depth) {
-  if (values_at_most(text) > kMaxValues) {
-    return Status::invalid_argument("JSON has more than " + std::to_string(kMaxValues) + " values");
+Result<Json::Value> parse(std::string_view text, int max_depth, size_t max_values) {
+  if (values_at_most(text) > max_values) {
+    return Status::invalid_argument("JSON has more than " + std::to_string(max_values) + " values");
   }
   // Building a reader walks its settings; each depth bound keeps one per thread.
   thread_local std::map<int, std::unique_ptr<Json::CharReader>> readers;

@@ -17,9 +17,17 @@ namespace portcullis::json {
 // Request bodies are nested at most this deep; JOSE documents pass a smaller bound.
 inline constexpr int kDefaultMaxDepth = 64;
 
+// At most this many values (strings, numbers, literals, arrays, objects) in one document:
+// jsoncpp spends microseconds per value, so a 1 MiB body of 480,000 tiny values held a worker for
+// over a second before anyone was authenticated. Real documents (registrations, management
+// bodies, JOSE) have at most a few thousand; SCIM group member lists pass their own bound
+// (lib/scim: kMaxMembersPerRequest).
+inline constexpr size_t kDefaultMaxValues = 20000;
+
 // InvalidArgument naming the line and column of the first problem. jsoncpp's messages never
 // echo values, only (for duplicates) a member name.
-Result<Json::Value> parse(std::string_view text, int max_depth = kDefaultMaxDepth);
+Result<Json::Value> parse(std::string_view text, int max_depth = kDefaultMaxDepth,
+                          size_t max_values = kDefaultMaxValues);
 
 // Compact (no whitespace); UTF-8 is written as is.
 std::string write(const Json::Value& value);

@@ -43,6 +43,10 @@ struct Operand {
   bool lowered = false;    // the column already holds LOWER() of the value
   bool json_text = false;  // text extracted from JSON (booleans as "true"/"false")
   bool datetime = false;   // a DATETIME(6) column
+  // A column of its own in utf8mb4_bin (ids, externalId, the lowered userName/displayName):
+  // compared as it is, so that its index serves the comparison (a COLLATE on the column side
+  // makes an expression no index can serve: a full scan of the organization's rows).
+  bool bin_column = false;
 };
 
 Result<SqlCondition> compare(const Operand& o, const Filter& f) {
@@ -94,8 +98,14 @@ Result<SqlCondition> compare(const Operand& o, const Filter& f) {
   }
   std::string value = v.isString() ? v.asString() : v.asString();
   const bool fold = !o.attr->case_exact;
-  std::string lhs = fold && !o.lowered ? "LOWER(" + o.column + ")" : o.column;
-  lhs = "(" + lhs + ") COLLATE utf8mb4_bin";
+  std::string lhs;
+  if (o.bin_column && (!fold || o.lowered)) {
+    // The column's binary collation decides the comparison (it outranks a parameter's).
+    lhs = o.column;
+  } else {
+    lhs = fold && !o.lowered ? "LOWER(" + o.column + ")" : o.column;
+    lhs = "(" + lhs + ") COLLATE utf8mb4_bin";
+  }
   const std::string rhs = fold ? "LOWER(?)" : "?";
   if (op == "eq") {
     c.sql = lhs + " = " + rhs;
@@ -211,7 +221,43 @@ class Compiler {
       return bad(f.attr.name + " is not a multi-valued attribute");
     }
     if (is_membership(p)) return membership(p, *f.left, true);
-    return json_elements(p, *f.left, true);
+    PORTCULLIS_ASSIGN_OR_RETURN(SqlCondition c, json_elements(p, *f.left, true));
+    // emails[value eq "…"], emails[type eq "work" and value eq "…"]: the index first.
+    if (is_emails(p)) {
+      if (const Filter* eq = value_eq(*f.left)) return with_email_index(std::move(c), *eq);
+    }
+    return c;
+  }
+
+  bool is_emails(const ResolvedPath& p) const {
+    return kind_ == ResourceKind::kUser && !p.is_extension() && p.attribute->name == "emails";
+  }
+
+  // `value eq "…"` itself or as one operand of an `and` chain inside a value path.
+  static const Filter* value_eq(const Filter& f) {
+    if (f.kind == Filter::Kind::kAnd) {
+      if (const Filter* l = value_eq(*f.left)) return l;
+      return value_eq(*f.right);
+    }
+    if (f.kind == Filter::Kind::kCompare && f.op == "eq" && f.value.isString() &&
+        f.attr.urn.empty() && f.attr.sub.empty() && iequals(f.attr.name, "value")) {
+      return &f;
+    }
+    return nullptr;
+  }
+
+  // The exact condition `c` on emails, narrowed first to the users scim_user_emails lists with
+  // that address (lowered and cut as the store writes it): an index lookup, not a JSON_TABLE
+  // over every user of the organization.
+  static SqlCondition with_email_index(SqlCondition c, const Filter& eq) {
+    SqlCondition out;
+    out.sql =
+        "(u.user_id IN (SELECT e.user_id FROM scim_user_emails e WHERE e.organization_id = "
+        "u.organization_id AND e.value_key = LEFT(LOWER(?), 255)) AND " +
+        c.sql + ")";
+    out.params.push_back(eq.value.asString());
+    for (auto& p : c.params) out.params.push_back(std::move(p));
+    return out;
   }
 
   bool is_membership(const ResolvedPath& p) const {
@@ -278,7 +324,15 @@ class Compiler {
     }
     const Attribute& a = *p.attribute;
     if (is_membership(p)) return membership(p, f, false);
-    if (a.multi_valued) return json_elements(p, f, false);
+    if (a.multi_valued) {
+      PORTCULLIS_ASSIGN_OR_RETURN(SqlCondition c, json_elements(p, f, false));
+      // emails.value eq "…" (and emails eq "…", which compares the value).
+      if (is_emails(p) && f.kind == Filter::Kind::kCompare && f.op == "eq" && f.value.isString() &&
+          (!p.sub || p.sub->name == "value")) {
+        return with_email_index(std::move(c), f);
+      }
+      return c;
+    }
     // Columns of their own (indexed) first.
     const std::string& n = a.name;
     if (!p.is_extension()) {
@@ -295,6 +349,7 @@ class Compiler {
         o.lowered = true;
       }
       if (!o.column.empty()) {
+        o.bin_column = n != "active";
         if (f.kind == Filter::Kind::kPresent) {
           return SqlCondition{n == "externalId" ? t + "external_id IS NOT NULL" : "TRUE", {}};
         }

@@ -1,6 +1,7 @@
 #include "scim/resource.h"
 
 #include <map>
+#include <unordered_set>
 
 #include "format/text.h"
 #include "format/utf8.h"
@@ -184,6 +185,7 @@ Result<GroupInput> read_group(const Json::Value& body) {
     } else if (iequals(key, "members")) {
       if (v.isNull()) continue;
       if (!v.isArray()) return invalid_value("members must be an array");
+      std::unordered_set<std::string> seen;
       for (const auto& m : v) {
         const Json::Value* value = nullptr;
         if (m.isObject()) {
@@ -193,9 +195,7 @@ Result<GroupInput> read_group(const Json::Value& body) {
         }
         if (!value || !value->isString()) return invalid_value("each member needs a value");
         std::string id = value->asString();
-        bool seen = false;
-        for (const auto& x : g.member_ids) seen = seen || x == id;
-        if (!seen) g.member_ids.push_back(id);
+        if (seen.insert(id).second) g.member_ids.push_back(std::move(id));
       }
     }
   }

@@ -289,7 +289,8 @@ Json::Value service_provider_config(const std::string& base_url) {
   v["patch"]["supported"] = true;
   v["bulk"]["supported"] = false;
   v["bulk"]["maxOperations"] = 0;
-  v["bulk"]["maxPayloadSize"] = 0;
+  // Bulk is not offered; the figure is the limit of every request body (docs/scim.md "Limits").
+  v["bulk"]["maxPayloadSize"] = 1048576;
   v["filter"]["supported"] = true;
   v["filter"]["maxResults"] = 200;
   v["changePassword"]["supported"] = false;

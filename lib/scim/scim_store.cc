@@ -6,10 +6,14 @@
 
 #include "core/ids.h"
 #include "core/time.h"
+#include "crypto/hash.h"
 #include "format/json.h"
 #include "identity/email_address.h"
+#include "identity/session_store.h"
 #include "identity/user_store.h"
 #include "organizations/membership_store.h"
+#include "paging/counter.h"
+#include "tokens/grant_revocation.h"
 
 namespace portcullis::scim {
 namespace {
@@ -123,6 +127,36 @@ identity::UserFields profile_of(const Json::Value& a, bool active) {
 
 bool active_of(const Json::Value& a) {
   return !a.isMember("active") || !a["active"].isBool() || a["active"].asBool();
+}
+
+// lib/paging/counter.h scopes: the organization's SCIM users, and its SCIM writes (a number
+// that only grows: the generation of the list marks).
+std::string users_scope(const std::string& organization_id) {
+  return "scim_users:" + organization_id;
+}
+std::string writes_scope(const std::string& organization_id) {
+  return "scim_writes:" + organization_id;
+}
+
+// The identity of a list query in scim_list_marks: its filter's SQL and values.
+std::string query_key(const std::optional<SqlCondition>& filter) {
+  std::string text = "users\n";
+  if (filter) {
+    text += filter->sql;
+    for (const auto& p : filter->params) {
+      text += '\n';
+      if (const auto* s = std::get_if<std::string>(&p)) {
+        text += "s" + std::to_string(s->size()) + ":" + *s;
+      } else if (const auto* i = std::get_if<int64_t>(&p)) {
+        text += "i" + std::to_string(*i);
+      } else if (const auto* b = std::get_if<bool>(&p)) {
+        text += *b ? "t" : "f";
+      } else {
+        text += "n";
+      }
+    }
+  }
+  return crypto::sha256(text);
 }
 
 std::string placeholders(size_t n) {
@@ -248,6 +282,7 @@ Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
   const bool active = active_of(attributes);
   Status st = db_.transaction([&]() -> Status {
     identity::UserStore users(db_);
+    bool created_user = false;
     std::optional<std::string> email;
     if (auto raw = email_of(attributes)) {
       auto normalized = identity::normalize_email(*raw);
@@ -274,6 +309,7 @@ Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
         auto created = users.create(f);
         if (created) {
           user_id = created->id;
+          created_user = true;
         } else if (created.status().code() != Code::kAlreadyExists) {
           return created.status();
         }
@@ -283,24 +319,29 @@ Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
       PORTCULLIS_ASSIGN_OR_RETURN(identity::User u,
                                   users.create_without_email(profile_of(attributes, active)));
       user_id = u.id;
+      created_user = true;
     } else if (!active) {
       PORTCULLIS_RETURN_IF_ERROR(users.update(user_id, profile_of(attributes, active)).status());
     }
     std::string now = db_now();
     auto inserted = db_.execute(
         "INSERT INTO scim_users (organization_id, user_id, directory_id, user_name, "
-        "user_name_key, external_id, active, attributes, version, create_time, update_time) "
-        "VALUES (?, ?, ?, ?, LOWER(?), ?, ?, ?, 1, ?, ?)",
+        "user_name_key, external_id, active, attributes, version, create_time, update_time, "
+        "created_user) VALUES (?, ?, ?, ?, LOWER(?), ?, ?, ?, 1, ?, ?, ?)",
         {organization_id_, user_id, directory_id_, attributes["userName"].asString(),
          attributes["userName"].asString(),
          store::nullable(optional_string(attributes["externalId"])), active,
-         json::write(attributes), now, now});
+         json::write(attributes), now, now, created_user});
     if (!inserted) {
       if (inserted.status().code() == Code::kAlreadyExists) {
         return uniqueness("a user with this userName already exists in this organization");
       }
       return inserted.status();
     }
+    PORTCULLIS_RETURN_IF_ERROR(index_emails(user_id, attributes));
+    PORTCULLIS_RETURN_IF_ERROR(
+        paging::add_to_count(db_, users_scope(organization_id_), user_id, 1));
+    PORTCULLIS_RETURN_IF_ERROR(count_write(user_id));
     return set_membership_status(user_id, active);
   });
   PORTCULLIS_RETURN_IF_ERROR(st);
@@ -352,6 +393,10 @@ Result<UserChange> ScimStore::write_user(const ScimUser& before, Json::Value new
     }
     return updated.status();
   }
+  if (attributes["emails"] != before.attributes["emails"]) {
+    PORTCULLIS_RETURN_IF_ERROR(index_emails(before.id, attributes));
+  }
+  PORTCULLIS_RETURN_IF_ERROR(count_write(before.id));
   identity::UserFields profile = profile_of(attributes, active);
   PORTCULLIS_RETURN_IF_ERROR(identity::UserStore(db_).update(before.id, profile).status());
   if (active != before.active) PORTCULLIS_RETURN_IF_ERROR(set_membership_status(before.id, active));
@@ -399,23 +444,250 @@ Status ScimStore::delete_user(const std::string& id, const std::optional<std::st
         db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND user_id = ?",
                     {organization_id_, id})
             .status());
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows created,
+        db_.query("SELECT created_user, create_time FROM scim_users WHERE organization_id = ? "
+                  "AND user_id = ?",
+                  {organization_id_, id}));
+    if (created.empty()) return Status::not_found("no user " + id);
+    PORTCULLIS_RETURN_IF_ERROR(shift_checkpoints(created[0].str(1), id, -1));
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM scim_users WHERE organization_id = ? AND user_id = ?",
                     {organization_id_, id})
             .status());
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_user_emails WHERE organization_id = ? AND user_id = ?",
+                    {organization_id_, id})
+            .status());
+    PORTCULLIS_RETURN_IF_ERROR(paging::add_to_count(db_, users_scope(organization_id_), id, -1));
+    PORTCULLIS_RETURN_IF_ERROR(count_write(id));
     Status removed = organizations::MembershipStore(db_).remove(organization_id_, id);
     if (!removed.is_ok() && removed.code() != Code::kNotFound) return removed;
-    return Status::ok();
+    return deprovision(id, created[0].boolean(0));
   });
+}
+
+Status ScimStore::deprovision(const std::string& user_id, bool created_user) {
+  if (created_user) {
+    // The directory made this account: with no membership and no other directory's record
+    // left, nothing else vouches for it, and it goes with every session and grant.
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows others,
+        db_.query("SELECT (SELECT COUNT(*) FROM memberships WHERE user_id = ?) + "
+                  "(SELECT COUNT(*) FROM scim_users WHERE user_id = ?)",
+                  {user_id, user_id}));
+    if (!others.empty() && others[0].i64(0) == 0) {
+      Status removed = identity::UserStore(db_).remove(user_id);
+      if (removed.is_ok() || removed.code() == Code::kNotFound) return Status::ok();
+      return removed;
+    }
+  }
+  // A linked account (or one that belongs elsewhere too) stays, but what it holds ends now, as
+  // on deactivation: resource servers refuse its access tokens at the next deny-list sync.
+  const int64_t now = unix_now();
+  PORTCULLIS_RETURN_IF_ERROR(identity::SessionStore::revoke_all_for_user(db_, user_id, now));
+  return oauth::revoke_all_grants(db_, oauth::GrantsOf::kUser, user_id, "scim_user_deleted", now);
+}
+
+Status ScimStore::index_emails(const std::string& user_id, const Json::Value& attributes) {
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("DELETE FROM scim_user_emails WHERE organization_id = ? AND user_id = ?",
+                  {organization_id_, user_id})
+          .status());
+  const Json::Value& emails = attributes["emails"];
+  if (!emails.isArray()) return Status::ok();
+  std::string values;
+  store::Params params;
+  for (const auto& e : emails) {
+    const Json::Value& v = e["value"];
+    if (!v.isString() || v.asString().empty()) continue;
+    values += values.empty() ? "(?, LEFT(LOWER(?), 255), ?)" : ", (?, LEFT(LOWER(?), 255), ?)";
+    params.push_back(organization_id_);
+    params.push_back(v.asString());
+    params.push_back(user_id);
+  }
+  if (values.empty()) return Status::ok();
+  return db_
+      .execute("INSERT IGNORE INTO scim_user_emails (organization_id, value_key, user_id) VALUES " +
+                   values,
+               params)
+      .status();
+}
+
+Status ScimStore::count_write(const std::string& row_id) {
+  return paging::add_to_count(db_, writes_scope(organization_id_), row_id, 1);
+}
+
+Result<int64_t> ScimStore::write_generation() {
+  return paging::read_count(db_, writes_scope(organization_id_));
 }
 
 Result<ListResult<ScimUser>> ScimStore::list_users(const ListQuery& q) {
   ListResult<ScimUser> out;
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows, list_rows(q, "scim_users u", "u", kUserColumns, "u.user_id", out.total));
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, list_user_rows(q, out.total));
   for (const auto& r : rows) out.items.push_back(user_from_row(r));
   PORTCULLIS_RETURN_IF_ERROR(load_groups(out.items));
   return out;
+}
+
+Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total) {
+  // sortBy orders by values that may be absent or change with any write: skip rows as before.
+  if (!q.sort_expression.empty()) {
+    return list_rows(q, "scim_users u", "u", kUserColumns, "u.user_id", total);
+  }
+  const int64_t count = std::min<int64_t>(q.count, kMaxResults);
+  std::string where = "u.organization_id = ?";
+  store::Params params{organization_id_};
+  if (q.filter) {
+    where += " AND (" + q.filter->sql + ")";
+    for (const auto& p : q.filter->params) params.push_back(p);
+  }
+  const std::string key = query_key(q.filter);
+  const std::string order = " ORDER BY u.create_time, u.user_id";
+  const std::string after = " AND (u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+  store::Rows rows;
+  // One transaction: the marks, checkpoints, counters and rows are read in one snapshot.
+  Status st = db_.transaction([&]() -> Status {
+    rows.clear();
+    PORTCULLIS_ASSIGN_OR_RETURN(const int64_t generation, write_generation());
+    // Where to start: after the row at `position` (key `from_time`, `from_id`), skipping `skip`.
+    int64_t position = 0;
+    std::string from_time, from_id;
+    bool have_total = false;
+    if (q.start_index > 1) {
+      // The nearest mark of this query at or before the row preceding this page.
+      PORTCULLIS_ASSIGN_OR_RETURN(
+          store::Rows marks,
+          db_.query("SELECT position, total, row_time, row_id FROM scim_list_marks WHERE "
+                    "organization_id = ? AND query_key = ? AND generation = ? AND position <= ? "
+                    "ORDER BY position DESC LIMIT 1",
+                    {organization_id_, key, generation, q.start_index - 1}));
+      if (!marks.empty()) {
+        position = marks[0].i64(0);
+        total = marks[0].i64(1);
+        from_time = marks[0].str(2);
+        from_id = marks[0].str(3);
+        have_total = true;
+      }
+    }
+    if (!have_total) {
+      if (q.filter) {
+        PORTCULLIS_ASSIGN_OR_RETURN(
+            store::Rows n, db_.query("SELECT COUNT(*) FROM scim_users u WHERE " + where, params));
+        total = n.empty() ? 0 : n[0].i64(0);
+      } else {
+        PORTCULLIS_ASSIGN_OR_RETURN(total, paging::read_count(db_, users_scope(organization_id_)));
+      }
+    }
+    if (count <= 0 || q.start_index > total) return Status::ok();
+    if (!q.filter && q.start_index - 1 - position >= kCheckpointEvery) {
+      PORTCULLIS_RETURN_IF_ERROR(seek_checkpoint(q.start_index - 1, position, from_time, from_id));
+    }
+    // The page: skip on the list index alone (covering when the filter is on indexed columns),
+    // then read the page's rows.
+    store::Params p = params;
+    std::string inner = "SELECT u.user_id, u.create_time FROM scim_users u WHERE " + where;
+    if (!from_id.empty()) {
+      inner += after;
+      p.push_back(from_time);
+      p.push_back(from_time);
+      p.push_back(from_id);
+    }
+    p.push_back(count);
+    p.push_back(q.start_index - 1 - position);
+    p.push_back(organization_id_);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        rows, db_.query(std::string("SELECT ") + kUserColumns + " FROM (" + inner + order +
+                            " LIMIT ? OFFSET ?) k JOIN scim_users u ON u.organization_id = ? "
+                            "AND u.user_id = k.user_id ORDER BY k.create_time, k.user_id",
+                        p));
+    // Where this page ends, for the next one (not after the last page).
+    const int64_t end = q.start_index - 1 + static_cast<int64_t>(rows.size());
+    if (rows.empty() || end >= total) return Status::ok();
+    const store::Row& last = rows.back();
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute(
+               "INSERT INTO scim_list_marks (organization_id, query_key, generation, "
+               "position, total, row_time, row_id, create_time) VALUES (?, ?, ?, ?, ?, ?, ?, "
+               "?) ON DUPLICATE KEY UPDATE total = VALUES(total), row_time = "
+               "VALUES(row_time), row_id = VALUES(row_id), create_time = VALUES(create_time)",
+               {organization_id_, key, generation, end, total, last.str(6), last.str(0), db_now()})
+            .status());
+    if (q.start_index == 1) {
+      // A new walk: forget the marks of this query from earlier generations.
+      PORTCULLIS_RETURN_IF_ERROR(
+          db_.execute("DELETE FROM scim_list_marks WHERE organization_id = ? AND query_key = ? "
+                      "AND generation < ?",
+                      {organization_id_, key, generation})
+              .status());
+    }
+    return Status::ok();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return rows;
+}
+
+Status ScimStore::seek_checkpoint(int64_t target, int64_t& position, std::string& from_time,
+                                  std::string& from_id) {
+  // Locking reads: the positions read here are the committed ones, and the rows counted stay
+  // put until this transaction ends (a create or delete before them waits), so a checkpoint
+  // written here is exact when it commits.
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows cp,
+      db_.query("SELECT position, row_time, row_id FROM scim_list_checkpoints WHERE "
+                "organization_id = ? AND position <= ? ORDER BY position DESC LIMIT 1 "
+                "LOCK IN SHARE MODE",
+                {organization_id_, target}));
+  if (!cp.empty() && cp[0].i64(0) > position) {
+    position = cp[0].i64(0);
+    from_time = cp[0].str(1);
+    from_id = cp[0].str(2);
+  }
+  // Hop kCheckpointEvery rows at a time on the list index, leaving a checkpoint at each hop.
+  while (target - position >= kCheckpointEvery) {
+    store::Params p{organization_id_};
+    std::string sql =
+        "SELECT u.create_time, u.user_id FROM scim_users u WHERE u.organization_id = ?";
+    if (!from_id.empty()) {
+      sql += " AND (u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+      p.push_back(from_time);
+      p.push_back(from_time);
+      p.push_back(from_id);
+    }
+    p.push_back(kCheckpointEvery - 1);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows hop,
+        db_.query(sql + " ORDER BY u.create_time, u.user_id LIMIT 1 OFFSET ? LOCK IN SHARE MODE",
+                  p));
+    if (hop.empty()) break;
+    position += kCheckpointEvery;
+    from_time = hop[0].str(0);
+    from_id = hop[0].str(1);
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("INSERT INTO scim_list_checkpoints (organization_id, row_time, row_id, "
+                    "position) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE position = "
+                    "VALUES(position)",
+                    {organization_id_, from_time, from_id, position})
+            .status());
+  }
+  return Status::ok();
+}
+
+Status ScimStore::shift_checkpoints(const std::string& row_time, const std::string& row_id,
+                                    int64_t delta) {
+  if (delta < 0) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE FROM scim_list_checkpoints WHERE organization_id = ? AND row_time = ? "
+                    "AND row_id = ?",
+                    {organization_id_, row_time, row_id})
+            .status());
+  }
+  return db_
+      .execute(
+          "UPDATE scim_list_checkpoints SET position = position + ? WHERE organization_id = ? "
+          "AND (row_time > ? OR (row_time = ? AND row_id > ?))",
+          {delta, organization_id_, row_time, row_time, row_id})
+      .status();
 }
 
 Result<store::Rows> ScimStore::list_rows(const ListQuery& q, const std::string& from,
@@ -547,6 +819,7 @@ Result<ScimGroup> ScimStore::create_group(const GroupInput& input) {
       return inserted.status();
     }
     PORTCULLIS_RETURN_IF_ERROR(add_members(id, input.member_ids));
+    PORTCULLIS_RETURN_IF_ERROR(count_write(id));
     return apply_group_roles(input.member_ids);
   });
   PORTCULLIS_RETURN_IF_ERROR(st);
@@ -655,6 +928,7 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
     }
     PORTCULLIS_RETURN_IF_ERROR(apply_group_roles({affected.begin(), affected.end()}));
     if (changed) {
+      PORTCULLIS_RETURN_IF_ERROR(count_write(id));
       PORTCULLIS_RETURN_IF_ERROR(
           db_.execute("UPDATE scim_groups SET version = version + 1, update_time = ? WHERE "
                       "organization_id = ? AND id = ?",
@@ -682,6 +956,7 @@ Status ScimStore::delete_group(const std::string& id, const std::optional<std::s
         db_.execute("DELETE FROM scim_groups WHERE organization_id = ? AND id = ?",
                     {organization_id_, id})
             .status());
+    PORTCULLIS_RETURN_IF_ERROR(count_write(id));
     return apply_group_roles(members);
   });
 }

@@ -15,7 +15,19 @@
 //    their grants, so resource servers refuse their access tokens at the next deny-list sync)
 //    and makes the membership `inactive`; active:true reverses both.
 //  - DELETE removes the SCIM user, their group memberships and the organization membership and
-//    frees the userName; the environment user stays.
+//    frees the userName, and ends the user's access at once: an environment user this directory
+//    created (not linked) and that belongs nowhere else is deleted with every session and grant
+//    (UserStore::remove); any other keeps its account but loses its sessions and grants, as on
+//    deactivation, so resource servers refuse its access tokens at the next deny-list sync.
+//  - Lists: totalResults of an unfiltered list is a counter (lib/paging/counter.h), and a page
+//    in creation order that follows a page served before (startIndex = previous start + count,
+//    Okta's import) seeks from the key where that page ended (table scim_list_marks) instead of
+//    skipping startIndex rows, so every page costs the same however deep. A mark is valid only
+//    while the organization's SCIM write count is unchanged. Without one, an unfiltered page
+//    starts from the nearest checkpoint (table scim_list_checkpoints: the key of every
+//    kCheckpointEvery-th user, made on the first jump past it and moved by every create and
+//    delete before it, so never stale) and skips fewer than kCheckpointEvery rows of the
+//    covering list index; a filtered one skips rows of the list from its start.
 //  - Every change bumps `version`; callers' If-Match values are checked inside the transaction
 //    (FailedPrecondition with reason "versionMismatch").
 #pragma once
@@ -36,6 +48,11 @@
 namespace portcullis::scim {
 
 inline constexpr int64_t kMaxResults = 200;
+// Members one request may name (group POST/PUT, or all the PATCH operations of one request
+// together): larger changes are several PATCH add/remove requests. docs/scim.md "Limits".
+inline constexpr size_t kMaxMembersPerRequest = 20000;
+// Rows between two checkpoints of a user list (a cold jump skips fewer than this many).
+inline constexpr int64_t kCheckpointEvery = 10000;
 
 struct ScimUser {
   std::string id;  // usr_…
@@ -144,6 +161,21 @@ class ScimStore {
   Status add_members(const std::string& group_id, const std::vector<std::string>& user_ids);
   Status remove_members(const std::string& group_id, const std::vector<std::string>& user_ids);
   Status set_membership_status(const std::string& user_id, bool active);
+  // scim_user_emails: the user's emails[].value, lowered, for the emails filters' index.
+  Status index_emails(const std::string& user_id, const Json::Value& attributes);
+  // Counts a write of the organization's SCIM data (invalidates the list marks).
+  Status count_write(const std::string& row_id);
+  Result<int64_t> write_generation();
+  // Ends a deleted SCIM user's access (see DELETE above). Inside delete_user's transaction.
+  Status deprovision(const std::string& user_id, bool created_user);
+  Result<store::Rows> list_user_rows(const ListQuery& q, int64_t& total);
+  // The row `target` rows into the organization's user list (creation order), from the nearest
+  // checkpoint (scim_list_checkpoints) after (`position`, key); writes checkpoints on the way.
+  Status seek_checkpoint(int64_t target, int64_t& position, std::string& from_time,
+                         std::string& from_id);
+  // A user row (key row_time, row_id) was inserted (+1) or deleted (-1): the checkpoints after it
+  // move. Inside the transaction that writes the row.
+  Status shift_checkpoints(const std::string& row_time, const std::string& row_id, int64_t delta);
   // The organization's scim_group_roles applied to these users' memberships: every role the
   // mapping names is held exactly when one of the user's groups maps to it; other roles stay.
   Status apply_group_roles(const std::vector<std::string>& user_ids);

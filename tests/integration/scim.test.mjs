@@ -774,3 +774,168 @@ test('a deleted organization takes its SCIM directory with it', async () => {
   const r = await scim(token, 'GET', '/Users');
   assert.equal(r.status, 401);
 });
+
+test('DELETE ends access: the deleted user\'s access token is refused at the demo MCP server', async () => {
+  const mcpUrl = env.PORTCULLIS_DEMO_MCP_URL;
+  const issuer = `${baseUrl}/resources/${env.PORTCULLIS_DEMO_RESOURCE_ID}`;
+  const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  const { ScriptedProvider } = await import('./sdk-client.mjs');
+  const { org, token } = await tenant();
+  const rpc = (t) => fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${t}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
+  });
+  const signIn = async (email, userId) => {
+    const provider = new ScriptedProvider(email, { issuer: () => issuer });
+    assert.equal(await auth(provider, { serverUrl: mcpUrl, scope: 'demo:read' }), 'REDIRECT');
+    assert.equal(await auth(provider, { serverUrl: mcpUrl, scope: 'demo:read', authorizationCode: provider.code }), 'AUTHORIZED');
+    const ok = await rpc(provider.tokens().access_token);
+    assert.equal(ok.status, 200);
+    assert.equal(JSON.parse((await ok.json()).result.content[0].text).sub, userId);
+    return provider;
+  };
+  const refused = async (provider) => {
+    let status;
+    for (let i = 0; i < 30; i++) {
+      status = (await rpc(provider.tokens().access_token)).status;
+      if (status === 401) break;
+      await sleep(200);
+    }
+    assert.equal(status, 401, 'refused within the deny-list sync');
+    const refreshToken = provider.tokens().refresh_token;
+    assert.ok(refreshToken, 'the client holds a refresh token');
+    {
+      const refreshed = await http('/oauth/token', {
+        method: 'POST',
+        form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: provider.clientInformation().client_id, resource: mcpUrl },
+      });
+      assert.equal(refreshed.status, 400, refreshed.text);
+    }
+  };
+
+  // A user the directory created: DELETE removes the environment user with everything it held.
+  const email = `gone-${unique()}@example.com`;
+  const u = await createUser(token, email, { emails: [{ type: 'work', value: email, primary: true }] });
+  const provider = await signIn(email, u.id);
+  assert.equal((await scim(token, 'DELETE', `/Users/${u.id}`)).status, 204);
+  await refused(provider);
+  assert.equal((await api('GET', `/api/v1/users/${u.id}`)).status, 404);
+  // The userName and the address are free again: a new POST makes a new user who can sign in.
+  const again = await createUser(token, email, { emails: [{ type: 'work', value: email, primary: true }] });
+  assert.notEqual(again.id, u.id);
+  assert.equal((await api('GET', `/api/v1/users/${again.id}`)).json.email, email);
+
+  // A user linked through a verified domain keeps the account but loses its sessions and tokens.
+  const domain = `${unique()}.example.com`;
+  const owned = (await api('POST', '/api/v1/users', { json: { email: `kept@${domain}` } })).json;
+  const claimed = await api('POST', `/api/v1/organizations/${org.id}/domains`, { json: { domain } });
+  await api('POST', `/api/v1/organizations/${org.id}/domains/${claimed.json.id}/verify`, { json: { method: 'admin' } });
+  const linked = await createUser(token, `kept-${unique()}`, { emails: [{ type: 'work', value: `kept@${domain}`, primary: true }] });
+  assert.equal(linked.id, owned.id);
+  const linkedProvider = await signIn(`kept@${domain}`, owned.id);
+  assert.equal((await scim(token, 'DELETE', `/Users/${linked.id}`)).status, 204);
+  await refused(linkedProvider);
+  const kept = await api('GET', `/api/v1/users/${owned.id}`);
+  assert.equal(kept.status, 200);
+  assert.deepEqual(kept.json.memberships.filter((m) => m.organization_id === org.id), []);
+});
+
+test('group members: a SCIM bound of 20,000 per request, advertised and answered with 413', async () => {
+  const { token } = await tenant();
+  const spc = await scim(token, 'GET', '/ServiceProviderConfig');
+  assert.equal(spc.json.bulk.maxPayloadSize, 1048576);
+  const g = await scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName: `Bound ${unique()}` } });
+  const ids = (n) => Array.from({ length: n }, (_, i) => ({ value: `usr_${String(i).padStart(26, '0')}` }));
+  // 15,000 members (30,000 JSON values, over the generic cap of 20,000) reach the member check:
+  // unknown users, so 400 invalidValue and nothing added, not a JSON-size refusal.
+  const within = await scim(token, 'PATCH', `/Groups/${g.json.id}`, { json: patch({ op: 'add', path: 'members', value: ids(15000) }) });
+  assert.equal(within.status, 400, within.text);
+  assert.equal(within.json.scimType, 'invalidValue');
+  const over = await scim(token, 'PATCH', `/Groups/${g.json.id}`, { json: patch({ op: 'add', path: 'members', value: ids(20001) }) });
+  assert.equal(over.status, 413, over.text);
+  assert.match(over.json.detail, /at most 20000 group members/);
+  const put = await scim(token, 'PUT', `/Groups/${g.json.id}`, { json: { schemas: [GROUP], displayName: g.json.displayName, members: ids(20001) } });
+  assert.equal(put.status, 413, put.text);
+  const post = await scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName: `Over ${unique()}`, members: ids(20001) } });
+  assert.equal(post.status, 413, post.text);
+  // A real member list of a few thousand in one PATCH works, and members appear once.
+  const users = [];
+  for (let i = 0; i < 40; i += 20) users.push(...(await Promise.all(Array.from({ length: 20 }, () => createUser(token)))));
+  const add = await scim(token, 'PATCH', `/Groups/${g.json.id}`, { json: patch({ op: 'add', path: 'members', value: [...users, ...users].map((u) => ({ value: u.id })) }) });
+  assert.equal(add.status, 204, add.text);
+  assert.equal((await scim(token, 'GET', `/Groups/${g.json.id}`)).json.members.length, 40);
+});
+
+test('emails filters: found through the index, exact, and following every write', async () => {
+  const { token } = await tenant();
+  const tag = unique();
+  const a = await createUser(token, `ea-${tag}`, { emails: [{ type: 'work', value: `Ann.${tag}@Example.net`, primary: true }, { type: 'home', value: `ann.${tag}@home.example` }] });
+  await createUser(token, `eb-${tag}`, { emails: [{ type: 'work', value: `bob.${tag}@example.net` }] });
+  const ids = async (filter) => (await scim(token, 'GET', `/Users${filterQuery(filter)}`)).json.Resources.map((u) => u.id);
+  assert.deepEqual(await ids(`emails.value eq "ann.${tag}@example.NET"`), [a.id], 'case-insensitive');
+  assert.deepEqual(await ids(`emails eq "ANN.${tag}@home.example"`), [a.id]);
+  assert.deepEqual(await ids(`emails[type eq "work" and value eq "ann.${tag}@example.net"]`), [a.id]);
+  assert.deepEqual(await ids(`emails[type eq "home" and value eq "ann.${tag}@example.net"]`), [], 'same element');
+  assert.deepEqual(await ids(`emails[value eq "ann.${tag}@home.example"]`), [a.id]);
+  assert.deepEqual(await ids(`emails.value eq "ann.${tag}@example.ne"`), [], 'exact, not a prefix');
+  assert.deepEqual(await ids(`not (emails.value eq "ann.${tag}@example.net") and userName eq "ea-${tag}"`), []);
+  const rewritten = await scim(token, 'PATCH', `/Users/${a.id}`, { json: patch({ op: 'replace', path: 'emails[type eq "work"].value', value: `new.${tag}@example.net` }) });
+  assert.equal(rewritten.status, 200, rewritten.text);
+  assert.deepEqual(await ids(`emails.value eq "ann.${tag}@example.net"`), []);
+  assert.deepEqual(await ids(`emails.value eq "new.${tag}@example.net"`), [a.id]);
+  const put = await scim(token, 'PUT', `/Users/${a.id}`, { json: userBody(`ea-${tag}`, { emails: [{ type: 'work', value: `put.${tag}@example.net` }] }) });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual(await ids(`emails.value eq "new.${tag}@example.net"`), []);
+  assert.deepEqual(await ids(`emails.value eq "put.${tag}@example.net"`), [a.id]);
+  // A value longer than the index keeps (255 characters) is still compared exactly.
+  const long = `${'l'.repeat(300)}.${tag}@example.net`;
+  const l = await createUser(token, `el-${tag}`, { emails: [{ type: 'work', value: long }] });
+  assert.deepEqual(await ids(`emails.value eq "${long.toUpperCase()}"`), [l.id]);
+  assert.deepEqual(await ids(`emails.value eq "${long.slice(0, 299)}"`), []);
+  assert.equal((await scim(token, 'DELETE', `/Users/${a.id}`)).status, 204);
+  assert.deepEqual(await ids(`emails.value eq "put.${tag}@example.net"`), []);
+});
+
+test('paging: pages that follow each other, jumps, and writes between pages give the offsets of the list', async () => {
+  const { token } = await tenant();
+  const tag = unique();
+  for (let i = 0; i < 30; i += 10) {
+    await Promise.all(Array.from({ length: 10 }, (_, j) => createUser(token, `k${String(i + j).padStart(2, '0')}-${tag}`)));
+  }
+  const all = async (filter = '') => (await scim(token, 'GET', `/Users?count=200${filter}`)).json.Resources.map((u) => u.id);
+  const page = async (start, count, filter = '') => {
+    const r = await scim(token, 'GET', `/Users?startIndex=${start}&count=${count}${filter}`);
+    assert.equal(r.status, 200, r.text);
+    return r.json;
+  };
+  let expected = await all();
+  assert.equal(expected.length, 30);
+  // Okta's walk: each page starts where the previous ended.
+  const walked = [];
+  for (let s = 1; s <= 30; s += 7) walked.push(...(await page(s, 7)).Resources.map((u) => u.id));
+  assert.deepEqual(walked, expected);
+  // Jumps after the walk (a nearer mark plus a few skipped rows) and backwards.
+  assert.deepEqual((await page(10, 5)).Resources.map((u) => u.id), expected.slice(9, 14));
+  assert.deepEqual((await page(3, 4)).Resources.map((u) => u.id), expected.slice(2, 6));
+  // A write between pages: the next page is the new list's, not the old marks'.
+  const first = await page(1, 10);
+  assert.equal((await scim(token, 'DELETE', `/Users/${expected[2]}`)).status, 204);
+  await createUser(token, `k99-${tag}`);
+  expected = await all();
+  const second = await page(11, 10);
+  assert.equal(second.totalResults, 30);
+  assert.deepEqual(second.Resources.map((u) => u.id), expected.slice(10, 20));
+  assert.ok(first.Resources.length === 10);
+  // A PATCH that takes a user out of a filter also moves the filtered list's pages.
+  const f = `&filter=${encodeURIComponent('active eq true')}`;
+  const before = await page(1, 10, f);
+  assert.equal(before.totalResults, 30);
+  const off = await scim(token, 'PATCH', `/Users/${expected[5]}`, { json: patch({ op: 'replace', path: 'active', value: false }) });
+  assert.equal(off.status, 200, off.text);
+  const expectedActive = await all(f);
+  assert.equal(expectedActive.length, 29);
+  const next = await page(11, 10, f);
+  assert.equal(next.totalResults, 29);
+  assert.deepEqual(next.Resources.map((u) => u.id), expectedActive.slice(10, 20));
+});
