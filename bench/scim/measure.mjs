@@ -78,7 +78,8 @@ const firstP50 = pct(firstTimes, 50);
 
 // 3. Okta's import.
 const pageTimes = [];
-const seen = new Set();
+const seen = new Set();  // in list order
+
 let total = 0;
 const walkStart = performance.now();
 for (let start = 1, page = 0; page < maxPages; start += 100, page++) {
@@ -110,9 +111,14 @@ for (let k = 0; k < jumps; k++) {
   await call('PATCH', `/Users/${victim.id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'title', value: `jump ${Date.now()}` }] });
   const r = await call('GET', `/Users?startIndex=${deep}&count=100`);
   if (r.json.Resources.length !== 100) throw new Error(`jump: ${r.json.Resources.length} resources`);
+  // The same 100 users the walk saw at those positions (a PATCH of a title moves no one).
+  if (seen.size === total) {
+    const expected = [...seen].slice(deep - 1, deep + 99).join();
+    if (r.json.Resources.map((u) => u.id).join() !== expected) throw new Error(`jump to ${deep}: not the walk's users`);
+  }
   jumpTimes.push(r.ms);
 }
-report(`cold jump to startIndex=${deep}`, jumpTimes, 'after a write each time');
+report(`cold jump to startIndex=${deep}`, jumpTimes, `after a write each time${seen.size === total ? '; the walk\'s users at those positions' : ''}`);
 
 // 5. PATCH adding 1,000 members to the group.
 const patchTimes = [];

@@ -5,6 +5,7 @@
 #include "collection_routes.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
+#include "scim/scim_store.h"
 
 namespace portcullis::api_worker {
 namespace {
@@ -94,8 +95,19 @@ Result<http::Response> update_organization(Context& ctx) {
   PORTCULLIS_RETURN_IF_ERROR(organizations::check_organization_id(id));
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(auto fields, read_fields(body));
-  PORTCULLIS_ASSIGN_OR_RETURN(Organization o,
-                              OrganizationStore(ctx.services.db).update(id, fields));
+  Organization o;
+  store::Db& db = ctx.services.db;
+  Status st = db.transaction([&]() -> Status {
+    // A new scim_group_roles re-evaluates the roles of the mapped groups' members (lib/scim).
+    Json::Value previous;
+    if (fields.scim_group_roles) {
+      PORTCULLIS_ASSIGN_OR_RETURN(previous, scim::lock_group_roles(db, id));
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(o, OrganizationStore(db).update(id, fields));
+    if (fields.scim_group_roles) return scim::reapply_group_roles(db, id, previous);
+    return Status::ok();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
   Json::Value data(Json::objectValue);
   data["fields"] = Json::Value(Json::arrayValue);
   for (const auto& key : body.getMemberNames()) data["fields"].append(key);

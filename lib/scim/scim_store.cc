@@ -221,16 +221,18 @@ Result<std::vector<std::string>> ScimStore::member_ids(const std::string& group_
   return ids;
 }
 
-Status ScimStore::apply_group_roles(const std::vector<std::string>& user_ids) {
+Status ScimStore::apply_group_roles(const std::vector<std::string>& user_ids,
+                                    const std::set<std::string>& also_managed) {
   if (user_ids.empty()) return Status::ok();
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows org,
       db_.query("SELECT scim_group_roles FROM organizations WHERE id = ?", {organization_id_}));
   if (org.empty() || org[0].is_null(0)) return Status::ok();
   auto mapping = json::parse(org[0].str(0));
-  if (!mapping || !mapping->isObject() || mapping->empty()) return Status::ok();
+  if (!mapping || !mapping->isObject()) return Status::ok();
+  if (mapping->empty() && also_managed.empty()) return Status::ok();
   std::map<std::string, std::string> role_of;  // LOWER(displayName) → role
-  std::set<std::string> managed;
+  std::set<std::string> managed = also_managed;
   for (const auto& group : mapping->getMemberNames()) {
     PORTCULLIS_ASSIGN_OR_RETURN(store::Rows lowered, db_.query("SELECT LOWER(?)", {group}));
     role_of[lowered[0].str(0)] = (*mapping)[group].asString();
@@ -275,6 +277,64 @@ Status ScimStore::apply_group_roles(const std::vector<std::string>& user_ids) {
                                    .status());
   }
   return Status::ok();
+}
+
+Result<Json::Value> lock_group_roles(store::Db& db, const std::string& organization_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows org,
+      db.query("SELECT scim_group_roles FROM organizations WHERE id = ? FOR UPDATE",
+               {organization_id}));
+  if (org.empty()) return Status::not_found("no organization " + organization_id);
+  if (org[0].is_null(0)) return Json::Value(Json::objectValue);
+  auto parsed = json::parse(org[0].str(0));
+  if (!parsed || !parsed->isObject()) return Json::Value(Json::objectValue);
+  return *parsed;
+}
+
+Status reapply_group_roles(store::Db& db, const std::string& organization_id,
+                           const Json::Value& previous) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows org,
+      db.query("SELECT scim_group_roles FROM organizations WHERE id = ?", {organization_id}));
+  if (org.empty()) return Status::not_found("no organization " + organization_id);
+  Json::Value current(Json::objectValue);
+  if (!org[0].is_null(0)) {
+    auto parsed = json::parse(org[0].str(0));
+    if (parsed && parsed->isObject()) current = *parsed;
+  }
+  // Every group either mapping names, and every role the previous mapping managed.
+  std::set<std::string> names, previous_roles;
+  if (previous.isObject()) {
+    for (const auto& name : previous.getMemberNames()) {
+      names.insert(name);
+      if (previous[name].isString()) previous_roles.insert(previous[name].asString());
+    }
+  }
+  for (const auto& name : current.getMemberNames()) names.insert(name);
+  if (names.empty()) return Status::ok();
+  store::Params params{organization_id};
+  for (const auto& n : names) params.push_back(n);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows members,
+      db.query(
+          "SELECT DISTINCT m.user_id FROM scim_group_members m JOIN scim_groups g ON "
+          "g.organization_id = m.organization_id AND g.id = m.group_id WHERE "
+          "g.organization_id = ? AND g.display_name_key IN (" +
+              [&] {
+                std::string out;
+                for (size_t i = 0; i < names.size(); ++i) out += i ? ", LOWER(?)" : "LOWER(?)";
+                return out;
+              }() +
+              ") LIMIT " + std::to_string(kMaxRoleReevaluation + 1),
+          params));
+  if (members.size() > kMaxRoleReevaluation) {
+    return Status::failed_precondition(
+        "the groups scim_group_roles names have more than " + std::to_string(kMaxRoleReevaluation) +
+        " members in all: change the mapping in smaller steps, or move members between groups");
+  }
+  std::vector<std::string> user_ids;
+  for (const auto& r : members) user_ids.push_back(r.str(0));
+  return ScimStore(db, organization_id, "").apply_group_roles(user_ids, previous_roles);
 }
 
 Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {

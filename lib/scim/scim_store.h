@@ -36,6 +36,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,17 @@ struct UserGroup {
 Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
     store::Db& db, const std::vector<std::string>& user_ids);
 
+// After the organization's scim_group_roles changed from `previous` (in the same transaction):
+// the members of every group either mapping names hold exactly the roles the new mapping gives
+// them; roles only the previous mapping named are taken from members no longer entitled.
+// FailedPrecondition beyond kMaxRoleReevaluation members (the change is refused, not cut).
+inline constexpr size_t kMaxRoleReevaluation = 5000;
+// The organization's scim_group_roles, its row locked until the transaction ends (read it
+// before the update, then call reapply_group_roles).
+Result<Json::Value> lock_group_roles(store::Db& db, const std::string& organization_id);
+Status reapply_group_roles(store::Db& db, const std::string& organization_id,
+                           const Json::Value& previous);
+
 class ScimStore {
  public:
   ScimStore(store::Db& db, std::string organization_id, std::string directory_id)
@@ -178,7 +190,10 @@ class ScimStore {
   Status shift_checkpoints(const std::string& row_time, const std::string& row_id, int64_t delta);
   // The organization's scim_group_roles applied to these users' memberships: every role the
   // mapping names is held exactly when one of the user's groups maps to it; other roles stay.
-  Status apply_group_roles(const std::vector<std::string>& user_ids);
+  Status apply_group_roles(const std::vector<std::string>& user_ids,
+                           const std::set<std::string>& also_managed = {});
+  friend Status reapply_group_roles(store::Db& db, const std::string& organization_id,
+                                    const Json::Value& previous);
   Result<std::vector<std::string>> member_ids(const std::string& group_id);
 
   store::Db& db_;

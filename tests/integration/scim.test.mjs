@@ -764,6 +764,22 @@ test('scim_group_roles: group members get the mapped role as they join and lose 
   assert.ok([200, 201].includes(put.status), put.text);
   assert.equal((await scim(token, 'DELETE', `/Groups/${g.json.id}`)).status, 204);
   assert.deepEqual(await roles(other.id), ['billing']);
+
+  // Changing the mapping re-evaluates the members of the groups either mapping names.
+  const ops = `Ops ${unique()}`;
+  const og = await scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName: ops, members: [{ value: u.id }] } });
+  assert.equal(og.status, 201, og.text);
+  assert.deepEqual(await roles(u.id), [], 'no mapping names Ops yet');
+  const mapped = await api('PATCH', `/api/v1/organizations/${org.id}`, { json: { scim_group_roles: { [admins]: 'admin', [ops]: 'operator' } } });
+  assert.equal(mapped.status, 200, mapped.text);
+  assert.deepEqual(await roles(u.id), ['operator']);
+  const moved = await api('PATCH', `/api/v1/organizations/${org.id}`, { json: { scim_group_roles: { [ops.toLowerCase()]: 'admin' } } });
+  assert.equal(moved.status, 200, moved.text);
+  assert.deepEqual(await roles(u.id), ['admin'], 'operator was only the old mapping\'s');
+  assert.deepEqual(await roles(other.id), ['billing'], 'roles no mapping names stay');
+  const cleared = await api('PATCH', `/api/v1/organizations/${org.id}`, { json: { scim_group_roles: {} } });
+  assert.equal(cleared.status, 200, cleared.text);
+  assert.deepEqual(await roles(u.id), []);
 });
 
 test('a deleted organization takes its SCIM directory with it', async () => {
@@ -928,7 +944,7 @@ test('paging: pages that follow each other, jumps, and writes between pages give
   assert.deepEqual(second.Resources.map((u) => u.id), expected.slice(10, 20));
   assert.ok(first.Resources.length === 10);
   // A PATCH that takes a user out of a filter also moves the filtered list's pages.
-  const f = `&filter=${encodeURIComponent('active eq true')}`;
+  const f = filterQuery('active eq true').replace('?', '&');
   const before = await page(1, 10, f);
   assert.equal(before.totalResults, 30);
   const off = await scim(token, 'PATCH', `/Users/${expected[5]}`, { json: patch({ op: 'replace', path: 'active', value: false }) });
