@@ -8,6 +8,7 @@
 #include "listing.h"
 #include "organizations/organization_store.h"
 #include "scim/scim_store.h"
+#include "social/identity_store.h"
 #include "user_json.h"
 
 namespace portcullis::api_worker {
@@ -19,6 +20,7 @@ using organizations::ListedUser;
 using server::Context;
 
 using Groups = std::map<std::string, std::vector<scim::UserGroup>>;
+using Identities = std::map<std::string, std::vector<social::Identity>>;
 
 Json::Value listed_json(const ListedUser& u) {
   return user_json(u.user, u.memberships);
@@ -40,18 +42,37 @@ Json::Value with_groups(Json::Value v, const std::string& user_id, const Groups&
   return v;
 }
 
-// A page of users and the SCIM groups of its users.
+// The accounts that sign the user in (contract §10 account linking): `identities`, left out
+// when there is none.
+Json::Value with_identities(Json::Value v, const std::string& user_id,
+                            const Identities& identities) {
+  auto it = identities.find(user_id);
+  if (it == identities.end() || it->second.empty()) return v;
+  v["identities"] = Json::Value(Json::arrayValue);
+  for (const auto& i : it->second) {
+    Json::Value one(Json::objectValue);
+    one["provider"] = i.provider;
+    one["subject"] = i.subject;
+    if (!i.connection_id.empty()) one["connection_id"] = i.connection_id;
+    one["create_time"] = i.create_time;
+    v["identities"].append(one);
+  }
+  return v;
+}
+
+// A page of users and the SCIM groups and identities of its users.
 template <typename Fetch>
-auto with_page_groups(Context& ctx, Groups& groups, Fetch fetch) {
-  return
-      [&ctx, &groups, fetch](const paging::PageRequest& request,
-                             const paging::TokenCodec& codec) -> Result<paging::Page<ListedUser>> {
-        PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<ListedUser> page, fetch(request, codec));
-        std::vector<std::string> ids;
-        for (const auto& u : page.items) ids.push_back(u.user.id);
-        PORTCULLIS_ASSIGN_OR_RETURN(groups, scim::groups_of_users(ctx.services.db, ids));
-        return page;
-      };
+auto with_page_groups(Context& ctx, Groups& groups, Identities& identities, Fetch fetch) {
+  return [&ctx, &groups, &identities, fetch](
+             const paging::PageRequest& request,
+             const paging::TokenCodec& codec) -> Result<paging::Page<ListedUser>> {
+    PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<ListedUser> page, fetch(request, codec));
+    std::vector<std::string> ids;
+    for (const auto& u : page.items) ids.push_back(u.user.id);
+    PORTCULLIS_ASSIGN_OR_RETURN(groups, scim::groups_of_users(ctx.services.db, ids));
+    PORTCULLIS_ASSIGN_OR_RETURN(identities, social::IdentityStore(ctx.services.db).of_users(ids));
+    return page;
+  };
 }
 
 // A user with all their memberships, as GET /users/{id} and the writes answer.
@@ -59,7 +80,10 @@ Result<Json::Value> full_json(Context& ctx, const User& u) {
   PORTCULLIS_ASSIGN_OR_RETURN(auto memberships,
                               organizations::MembershipStore(ctx.services.db).of_users({u.id}));
   PORTCULLIS_ASSIGN_OR_RETURN(Groups groups, scim::groups_of_users(ctx.services.db, {u.id}));
-  return with_groups(user_json(u, memberships[u.id]), u.id, groups);
+  PORTCULLIS_ASSIGN_OR_RETURN(Identities identities,
+                              social::IdentityStore(ctx.services.db).of_users({u.id}));
+  return with_identities(with_groups(user_json(u, memberships[u.id]), u.id, groups), u.id,
+                         identities);
 }
 
 void record(Context& ctx, std::string type, const User& u, Json::Value data) {
@@ -113,14 +137,18 @@ Result<http::Response> delete_user(Context& ctx) {
 
 Result<http::Response> list_users(Context& ctx) {
   Groups groups;
+  Identities identities;
   return listing_response(
       ctx, UserStore::listing(), "users",
-      with_page_groups(ctx, groups,
+      with_page_groups(ctx, groups, identities,
                        [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
                          return organizations::list_environment_users(ctx.services.db, request,
                                                                       codec);
                        }),
-      [&](const ListedUser& u) { return with_groups(listed_json(u), u.user.id, groups); });
+      [&](const ListedUser& u) {
+        return with_identities(with_groups(listed_json(u), u.user.id, groups), u.user.id,
+                               identities);
+      });
 }
 
 Result<http::Response> list_organization_users(Context& ctx) {
@@ -129,14 +157,18 @@ Result<http::Response> list_organization_users(Context& ctx) {
   std::string id = ctx.request.path_param("organization_id");
   PORTCULLIS_RETURN_IF_ERROR(organizations::check_organization_id(id));
   Groups groups;
+  Identities identities;
   return listing_response(
       ctx, organizations::organization_users_listing(id), "users",
-      with_page_groups(ctx, groups,
+      with_page_groups(ctx, groups, identities,
                        [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
                          return organizations::list_organization_users(ctx.services.db, id, request,
                                                                        codec);
                        }),
-      [&](const ListedUser& u) { return with_groups(listed_json(u), u.user.id, groups); });
+      [&](const ListedUser& u) {
+        return with_identities(with_groups(listed_json(u), u.user.id, groups), u.user.id,
+                               identities);
+      });
 }
 
 }  // namespace

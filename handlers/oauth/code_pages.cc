@@ -25,10 +25,7 @@ pages::CodeView code_view(const oauth::LoginRequest& login, const std::string& e
 
 Result<http::Response> show_code(server::Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      oauth::LoginRequest login,
-      load_login_request(deps.flow(ctx.services), ctx.request.query.get_or("login_request_id", ""),
-                         now));
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest login, query_login_request(ctx, deps, now));
   identity::EmailChallenges challenges(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(auto live, challenges.live_for(login.id, now));
   if (!live) return back_to_login(login);

@@ -1,6 +1,7 @@
 // The first sign-in page and the e-mail step.
 #include "crypto/base64.h"
 #include "crypto/hash.h"
+#include "custom_login/login_settings.h"
 #include "identity/email_address.h"
 #include "identity/email_challenges.h"
 #include "mail/message.h"
@@ -8,6 +9,7 @@
 #include "pages/signin_views.h"
 #include "ratelimit/limiter.h"
 #include "signin_handlers.h"
+#include "social/connection_store.h"
 #include "sso/realm.h"
 
 namespace portcullis::oauth_worker {
@@ -16,12 +18,49 @@ namespace {
 constexpr int kEmailWindowSeconds = 600;
 constexpr int kIpWindowSeconds = 60;
 
-pages::LoginView login_view(oauth::LoginFlow& flow, const oauth::LoginRequest& login) {
+std::string social_start(const oauth::LoginRequest& login, const std::string& connection_id) {
+  return "/sso/social/start?login_request_id=" + http::url_encode(login.id) +
+         "&connection_id=" + http::url_encode(connection_id);
+}
+
+std::string custom_start(const oauth::LoginRequest& login) {
+  return "/oauth/login/custom?login_request_id=" + http::url_encode(login.id);
+}
+
+// "Continue with your account at example.com": the host of the customer's login URL.
+std::string custom_label(const std::string& url) {
+  auto start = url.find("://");
+  if (start == std::string::npos) return "Continue with your account";
+  start += 3;
+  auto end = url.find_first_of(":/?", start);
+  return "Continue with your account at " + url.substr(start, end - start);
+}
+
+// The first page: the e-mail form (which also finds an organization's SSO by the address's
+// domain), with the methods the environment allows above it in a fixed order: custom
+// authentication (the customer's own accounts), then the social connections.
+Result<pages::LoginView> login_view(server::Context& ctx, oauth::LoginFlow& flow,
+                                    const oauth::LoginRequest& login,
+                                    const custom_login::LoginSettings& settings) {
   pages::LoginView v;
   v.login_request_id = login.id;
   v.csrf_token = login.csrf_token;
-  v.resource_name = resource_name(flow, login);
+  if (auto screen = flow.describe_consent(login)) {
+    v.resource_name = screen->resource_name;
+    v.client_name = screen->client_name;
+  }
   v.email = login.login_hint;
+  if (settings.custom_enabled()) {
+    v.methods.push_back(
+        pages::SignInMethod{custom_label(settings.custom_login_url), custom_start(login)});
+  }
+  if (!settings.allows("social")) return v;
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      std::vector<social::SocialConnection> socials,
+      social::SocialConnectionStore(ctx.services.db, ctx.services.master_key).enabled());
+  for (const auto& c : socials) {
+    v.methods.push_back(pages::SignInMethod{"Continue with " + c.name, social_start(login, c.id)});
+  }
   return v;
 }
 
@@ -72,13 +111,28 @@ Result<http::Response> show_login(server::Context& ctx, SigninDeps& deps) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       oauth::LoginRequest login,
       load_login_request(flow, ctx.request.query.get_or("login_request_id", ""), deps.clock()));
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
+                              custom_login::LoginSettingsStore(ctx.services.db).get());
   // After a failed SSO attempt the page links back here with sso=0: the e-mail form, no loop.
   if (ctx.request.query.get_or("sso", "") != "0") {
-    PORTCULLIS_ASSIGN_OR_RETURN(auto idp,
-                                to_identity_provider(ctx, login, login.login_hint, false));
-    if (idp) return std::move(*idp);
+    // Custom authentication as the only method: straight to the customer's login page.
+    if (settings.custom_enabled() && settings.login_methods.size() == 1) {
+      return http::Response::see_other(custom_start(login));
+    }
+    // connection_id=soc_… on /oauth/authorize (contract §10): straight to that provider.
+    if (login.connection_id.rfind("soc_", 0) == 0 && settings.allows("social")) {
+      auto c = social::SocialConnectionStore(ctx.services.db, ctx.services.master_key)
+                   .get(login.connection_id);
+      if (c && c->enabled) return http::Response::see_other(social_start(login, c->id));
+    }
+    if (settings.allows("sso")) {
+      PORTCULLIS_ASSIGN_OR_RETURN(auto idp,
+                                  to_identity_provider(ctx, login, login.login_hint, false));
+      if (idp) return std::move(*idp);
+    }
   }
-  return pages::login_page(200, login_view(flow, login));
+  PORTCULLIS_ASSIGN_OR_RETURN(pages::LoginView view, login_view(ctx, flow, login, settings));
+  return pages::login_page(200, view);
 }
 
 Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
@@ -88,16 +142,28 @@ Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
   const http::Form& form = posted.form;
   const oauth::LoginRequest& login = posted.login;
 
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
+                              custom_login::LoginSettingsStore(ctx.services.db).get());
   std::string typed = form.get_or("email", "");
   auto email = identity::normalize_email(typed);
   if (!email) {
-    pages::LoginView v = login_view(flow, login);
+    PORTCULLIS_ASSIGN_OR_RETURN(pages::LoginView v, login_view(ctx, flow, login, settings));
     v.email = typed;
     v.error = email.status().message();
     return pages::login_page(400, v);
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(auto idp, to_identity_provider(ctx, login, *email, true));
-  if (idp) return std::move(*idp);
+  if (settings.allows("sso")) {
+    PORTCULLIS_ASSIGN_OR_RETURN(auto idp, to_identity_provider(ctx, login, *email, true));
+    if (idp) return std::move(*idp);
+  }
+  if (!settings.allows("email")) {
+    // The form stays (contract §12: it finds an organization's SSO); codes are not sent.
+    PORTCULLIS_ASSIGN_OR_RETURN(pages::LoginView v, login_view(ctx, flow, login, settings));
+    v.email = typed;
+    v.error = "Signing in with an e-mailed code is not offered here. Use another way below.";
+    record_login_failure(ctx, login, "email_disabled", *email);
+    return pages::login_page(403, v);
+  }
   PORTCULLIS_ASSIGN_OR_RETURN(ratelimit::Decision allowance, code_allowance(ctx, *email, now));
   if (!allowance.allowed) {
     record_login_failure(ctx, login, "rate_limited", *email);

@@ -14,6 +14,9 @@ Result<http::Response> show_code(server::Context& ctx, SigninDeps& deps);
 Result<http::Response> check_code(server::Context& ctx, SigninDeps& deps);
 Result<http::Response> show_link(server::Context& ctx, SigninDeps& deps);
 Result<http::Response> use_link(server::Context& ctx, SigninDeps& deps);
+// custom_pages.cc
+Result<http::Response> start_custom(server::Context& ctx, SigninDeps& deps);
+Result<http::Response> continue_custom(server::Context& ctx, SigninDeps& deps);
 // consent_pages.cc
 Result<http::Response> show_consent(server::Context& ctx, SigninDeps& deps);
 Result<http::Response> decide_consent(server::Context& ctx, SigninDeps& deps);

@@ -38,6 +38,12 @@ Result<oauth::LoginRequest> load_login_request(oauth::LoginFlow& flow, const std
   return flow.get(id, now);
 }
 
+Result<oauth::LoginRequest> query_login_request(server::Context& ctx, SigninDeps& deps,
+                                                int64_t now) {
+  return load_login_request(deps.flow(ctx.services),
+                            ctx.request.query.get_or("login_request_id", ""), now);
+}
+
 bool form_post_allowed(const http::Request& request, const oauth::LoginRequest& login,
                        const http::Form& form) {
   // Browsers say where a request comes from; our forms post same-origin. The token below is

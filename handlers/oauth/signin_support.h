@@ -29,6 +29,10 @@ server::Route page_route(std::shared_ptr<SigninDeps> deps, PageHandler handler);
 Result<oauth::LoginRequest> load_login_request(oauth::LoginFlow& flow, const std::string& id,
                                                int64_t now);
 
+// The same for the `login_request_id` of the request's query (the GET pages).
+Result<oauth::LoginRequest> query_login_request(server::Context& ctx, SigninDeps& deps,
+                                                int64_t now);
+
 // A form POST of one of our pages: the login request's CSRF token (constant-time compare),
 // and not sent from another site where the browser says so (Sec-Fetch-Site).
 bool form_post_allowed(const http::Request& request, const oauth::LoginRequest& login,

@@ -111,9 +111,7 @@ Result<http::Response> start_saml(Context& ctx, const oauth::LoginRequest& login
                   redirect.status().message());
   }
   PORTCULLIS_RETURN_IF_ERROR(requests.set_saml_request_id(pending.state, redirect->request_id));
-  http::Response r = http::Response::see_other(redirect->url);
-  r.headers.emplace_back("Set-Cookie", browser_cookie(ctx, browser));
-  return r;
+  return to_identity_provider(ctx, redirect->url, browser);
 }
 
 void install_saml_routes(server::App& app, std::shared_ptr<SigninDeps> deps) {

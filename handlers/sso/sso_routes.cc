@@ -4,10 +4,10 @@
 
 #include "authorization.h"
 #include "core/time.h"
-#include "crypto/random.h"
 #include "pages/error_page.h"
 #include "saml_routes.h"
 #include "signin_support.h"
+#include "social_routes.h"
 #include "sso/connection_store.h"
 #include "sso/oidc_client.h"
 #include "sso/sso_requests.h"
@@ -26,10 +26,8 @@ sso::OidcClient oidc_client(const Context& ctx, const sso::Connection& c, std::s
 
 Result<http::Response> start(Context& ctx, SigninDeps& deps) {
   int64_t now = deps.clock();
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      oauth::LoginRequest login,
-      oauth_worker::load_login_request(deps.flow(ctx.services),
-                                       ctx.request.query.get_or("login_request_id", ""), now));
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest login,
+                              oauth_worker::query_login_request(ctx, deps, now));
   sso::ConnectionStore connections(ctx.services.db, ctx.services.master_key);
   const std::string connection_id = ctx.request.query.get_or("connection_id", "");
   auto connection = connections.find(connection_id);
@@ -37,8 +35,7 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
     return refuse(ctx, &login, connection_id, connection ? connection->organization_id : "",
                   "connection_inactive", "no active connection");
   }
-  std::string browser = browser_secret(ctx.request);
-  if (browser.empty()) browser = crypto::random_token(24);
+  const std::string browser = browser_secret_or_new(ctx.request);
   if (connection->type == "saml") return start_saml(ctx, login, *connection, browser, now);
   PORTCULLIS_ASSIGN_OR_RETURN(sso::PendingSignIn pending,
                               sso::SsoRequestStore(ctx.services.db, ctx.services.master_key)
@@ -51,9 +48,7 @@ Result<http::Response> start(Context& ctx, SigninDeps& deps) {
     return refuse(ctx, &login, connection->id, connection->organization_id, "discovery_failed",
                   url.status().message());
   }
-  http::Response r = http::Response::see_other(*url);
-  r.headers.emplace_back("Set-Cookie", browser_cookie(ctx, browser));
-  return r;
+  return to_identity_provider(ctx, *url, browser);
 }
 
 Result<http::Response> oidc_callback(Context& ctx, SigninDeps& deps) {
@@ -99,6 +94,7 @@ void install_sso_routes(server::App& app) {
   app.add("GET", "/sso/start", oauth_worker::page_route(deps, start));
   app.add("GET", "/sso/oidc/callback", oauth_worker::page_route(deps, oidc_callback));
   install_saml_routes(app, deps);
+  install_social_routes(app, deps);
   app.add_periodic("sso.prune", 600, [](server::Services& services) -> Status {
     return sso::SsoRequestStore::prune(services.db, unix_now());
   });

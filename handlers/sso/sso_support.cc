@@ -1,5 +1,6 @@
 #include "sso_support.h"
 
+#include "crypto/random.h"
 #include "log/log.h"
 #include "pages/error_page.h"
 #include "sso/connection_store.h"
@@ -26,6 +27,18 @@ std::string browser_cookie(const server::Context& ctx, const std::string& value)
   return c;
 }
 
+std::string browser_secret_or_new(const http::Request& request) {
+  std::string browser = browser_secret(request);
+  return browser.empty() ? crypto::random_token(24) : browser;
+}
+
+http::Response to_identity_provider(const server::Context& ctx, const std::string& url,
+                                    const std::string& browser) {
+  http::Response r = http::Response::see_other(url);
+  r.headers.emplace_back("Set-Cookie", browser_cookie(ctx, browser));
+  return r;
+}
+
 outbound::Options outbound_options(const server::Context& ctx) {
   outbound::Options o;
   o.allow_hosts = ctx.services.config.outbound_allow_hosts;
@@ -39,23 +52,27 @@ std::string oidc_redirect_uri(const server::Context& ctx) {
 
 http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
                       const std::string& connection_id, const std::string& organization_id,
-                      const std::string& reason, const std::string& detail) {
+                      const std::string& reason, const std::string& detail,
+                      const std::string& method) {
   events::Event e = login ? oauth_worker::login_event(ctx, *login, "user.login.failed", "")
                           : ctx.event("user.login.failed");
   e.organization_id = organization_id;
-  e.data["method"] = "sso";
+  e.data["method"] = method;
   e.data["reason"] = reason;
   if (!connection_id.empty()) e.data["connection_id"] = connection_id;
   ctx.events.add(std::move(e));
-  log::info("sso sign-in refused",
+  log::info(method + " sign-in refused",
             {{"connection", connection_id}, {"reason", reason}, {"detail", detail}});
+  const bool social = method == "social";
+  const std::string title = social ? "Sign-in failed" : "Single sign-on failed";
   const std::string message =
-      "Signing in through your organization's identity provider did not work (" + reason +
-      "). Try again, or ask your administrator.";
-  if (login) {
-    return pages::error_page(403, "Single sign-on failed", message, login->id, "Start again");
-  }
-  return pages::error_page(403, "Single sign-on failed", message);
+      (social ? "Signing in with that account did not work ("
+              : "Signing in through your organization's identity provider did not work (") +
+      reason +
+      (social ? "). Try again, or use another way to sign in."
+              : "). Try again, or ask your administrator.");
+  if (login) return pages::error_page(403, title, message, login->id, "Start again");
+  return pages::error_page(403, title, message);
 }
 
 Result<ReturnedOrPage> take_returned(server::Context& ctx, oauth_worker::SigninDeps& deps,

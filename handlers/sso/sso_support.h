@@ -23,14 +23,22 @@ std::string browser_secret(const http::Request& request);
 // IdP's redirect back is a top-level GET), Secure on https, as long as a pending sign-in.
 std::string browser_cookie(const server::Context& ctx, const std::string& value);
 
+// The browser's SSO cookie value, or a new random one when it has none.
+std::string browser_secret_or_new(const http::Request& request);
+// The 303 to the identity provider, setting the SSO cookie to `browser`.
+http::Response to_identity_provider(const server::Context& ctx, const std::string& url,
+                                    const std::string& browser);
+
 outbound::Options outbound_options(const server::Context& ctx);
 std::string oidc_redirect_uri(const server::Context& ctx);
 
 // A refused sign-in: a user.login.failed event naming the connection and the reason, and the
 // error page (with "start again" when the login request is known). Never a session.
+// `method` is the event's: "sso", or "social" (social_routes.h) with its own page wording.
 http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
                       const std::string& connection_id, const std::string& organization_id,
-                      const std::string& reason, const std::string& detail);
+                      const std::string& reason, const std::string& detail,
+                      const std::string& method = "sso");
 
 // The browser is back from the IdP with `state` (OIDC callback, SAML finish): its pending
 // sign-in, used up, with the live login request and the active connection — or the page that

@@ -29,6 +29,10 @@ constexpr std::string_view kLead =
     R"(<p class="lead">to continue to <strong><bdi>{{name}}</bdi></strong></p>
 )";
 
+constexpr std::string_view kClient =
+    R"(<p class="help">Requested by <strong><bdi>{{client}}</bdi></strong></p>
+)";
+
 constexpr std::string_view kMethods = R"(<ul class="methods">{{items}}</ul>
 <p class="divider">or</p>
 )";
@@ -97,6 +101,7 @@ http::Response page_or_error(int status, const std::string& title, Result<Html> 
 http::Response login_page(int status, const LoginView& v) {
   Html lead;
   if (!v.resource_name.empty()) lead = or_empty(render(kLead, {{"name", v.resource_name}}));
+  if (!v.client_name.empty()) lead += or_empty(render(kClient, {{"client", v.client_name}}));
   Html methods;
   if (!v.methods.empty()) {
     Html items;

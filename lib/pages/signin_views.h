@@ -10,8 +10,8 @@
 
 namespace portcullis::pages {
 
-// A sign-in method offered beside the e-mail form (enterprise SSO, social, custom): a link that
-// starts it. None exist yet; the login page already lays them out above the e-mail form.
+// A sign-in method offered beside the e-mail form (social, custom): a link that starts it,
+// laid out above the e-mail form (which also leads to an organization's SSO by the domain).
 struct SignInMethod {
   std::string label;  // "Continue with Google"
   std::string path;   // our own path + query, e.g. "/sso/social/start?…"; must start with "/"
@@ -21,6 +21,7 @@ struct LoginView {
   std::string login_request_id;
   std::string csrf_token;
   std::string resource_name;  // "to continue to …"; may be empty
+  std::string client_name;    // the application asking; may be empty
   std::string email;          // prefilled: login_hint, or what was typed before an error
   std::string error;          // shown above the form; empty = none
   std::vector<SignInMethod> methods;

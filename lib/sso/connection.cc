@@ -3,16 +3,21 @@
 #include <algorithm>
 #include <set>
 
-#include "outbound/url.h"
+#include "sso/config_fields.h"
 
 namespace portcullis::sso {
 namespace {
 
+using fields::https_url;
+using fields::scope_tokens;
+using fields::str;
+using fields::string_list;
+using fields::strings;
+using fields::text;
+
 constexpr size_t kMaxName = 200;
-constexpr size_t kMaxText = 2048;
 constexpr size_t kMaxMetadataBytes = 256 * 1024;
 constexpr size_t kMaxCertificates = 4;
-constexpr size_t kMaxScopes = 20;
 
 const std::set<std::string, std::less<>> kOidcFields = {
     "type",         "name",          "state",  "issuer",
@@ -29,23 +34,6 @@ const std::set<std::string, std::less<>> kSamlFields = {"type",
                                                         "attribute_mapping",
                                                         "idp_initiated"};
 
-Result<std::string> text(const Json::Value& v, const std::string& key, size_t max) {
-  if (!v.isString()) return Status::invalid_argument(key + " must be a string");
-  std::string s = v.asString();
-  if (s.empty() || s.size() > max) {
-    return Status::invalid_argument(key + " must be 1.." + std::to_string(max) + " characters");
-  }
-  return s;
-}
-
-Result<std::string> https_url(const Json::Value& v, const std::string& key) {
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string s, text(v, key, kMaxText));
-  if (auto parsed = outbound::parse_https_url(s); !parsed) {
-    return Status::invalid_argument(key + ": " + parsed.status().message());
-  }
-  return s;
-}
-
 Status read_mapping(const Json::Value& v, AttributeMapping& m) {
   if (!v.isObject()) return Status::invalid_argument("attribute_mapping must be an object");
   for (const auto& key : v.getMemberNames()) {
@@ -59,25 +47,6 @@ Status read_mapping(const Json::Value& v, AttributeMapping& m) {
   return Status::ok();
 }
 
-Json::Value strings(const std::vector<std::string>& list) {
-  Json::Value a(Json::arrayValue);
-  for (const auto& s : list) a.append(s);
-  return a;
-}
-
-std::vector<std::string> string_list(const Json::Value& v) {
-  std::vector<std::string> out;
-  if (!v.isArray()) return out;
-  for (const auto& s : v) {
-    if (s.isString()) out.push_back(s.asString());
-  }
-  return out;
-}
-
-std::string str(const Json::Value& v, const char* key) {
-  return v.isObject() && v[key].isString() ? v[key].asString() : std::string();
-}
-
 Status apply_oidc(const Json::Value& body, Connection& c, std::optional<std::string>& secret) {
   for (const auto& key : body.getMemberNames()) {
     const Json::Value& v = body[key];
@@ -89,17 +58,7 @@ Status apply_oidc(const Json::Value& body, Connection& c, std::optional<std::str
       PORTCULLIS_ASSIGN_OR_RETURN(std::string s, text(v, key, 1024));
       secret = std::move(s);
     } else if (key == "scopes") {
-      if (!v.isArray() || v.empty() || v.size() > kMaxScopes) {
-        return Status::invalid_argument("scopes must be an array of 1..20 strings");
-      }
-      std::vector<std::string> scopes;
-      for (const auto& s : v) {
-        if (!s.isString() || s.asString().empty() || s.asString().size() > 128 ||
-            s.asString().find_first_of(" \"\\") != std::string::npos) {
-          return Status::invalid_argument("scopes must be scope tokens");
-        }
-        scopes.push_back(s.asString());
-      }
+      PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> scopes, scope_tokens(v, false));
       if (std::find(scopes.begin(), scopes.end(), "openid") == scopes.end()) {
         return Status::invalid_argument("scopes must include openid");
       }

@@ -18,6 +18,7 @@ namespace portcullis::sso {
 namespace {
 
 constexpr size_t kMaxDocumentBytes = 256 * 1024;
+constexpr std::string_view kTenantPlaceholder = "{tenantid}";
 
 struct CachedMetadata {
   ProviderMetadata meta;
@@ -59,6 +60,34 @@ Json::Value fail(OidcFailure& failure, std::string reason, std::string detail) {
   failure.reason = std::move(reason);
   failure.detail = std::move(detail);
   return Json::Value();
+}
+
+std::string with_tenant(const std::string& issuer_template, const std::string& tenant) {
+  std::string out = issuer_template;
+  if (auto at = out.find(kTenantPlaceholder); at != std::string::npos) {
+    out.replace(at, kTenantPlaceholder.size(), tenant);
+  }
+  return out;
+}
+
+// `issuer_template` holds {tenantid}, and is `configured` with one of the multi-tenant segments.
+bool tenant_template_of(const std::string& issuer_template, const std::string& configured) {
+  if (issuer_template.find(kTenantPlaceholder) == std::string::npos) return false;
+  for (const char* segment : {"common", "organizations", "consumers"}) {
+    if (with_tenant(issuer_template, segment) == configured) return true;
+  }
+  return false;
+}
+
+// A tenant id as Microsoft writes it: a GUID, lower-case hex and dashes, nothing else.
+bool plausible_tenant(const std::string& tid) {
+  if (tid.size() != 36) return false;
+  for (size_t i = 0; i < tid.size(); ++i) {
+    char ch = tid[i];
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? ch != '-' : !((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+  }
+  return true;
 }
 
 const crypto::RsaPublicKey* find_key(const jose::RsaKeySet& keys, std::string_view kid) {
@@ -103,6 +132,21 @@ Result<Json::Value> OidcClient::fetch_json(const std::string& url,
   return std::move(doc).value();
 }
 
+Result<Json::Value> OidcClient::get_with_token(const std::string& url,
+                                               const std::string& access_token) {
+  outbound::Options options = outbound_;
+  options.headers.push_back("Authorization: Bearer " + access_token);
+  PORTCULLIS_ASSIGN_OR_RETURN(outbound::Response r, outbound::https_get(url, options));
+  if (r.status != 200) {
+    return Status::failed_precondition("the provider answered HTTP " + std::to_string(r.status));
+  }
+  auto doc = json::parse(r.body);
+  if (!doc || !(doc->isObject() || doc->isArray())) {
+    return Status::failed_precondition("the provider's answer is not JSON");
+  }
+  return std::move(doc).value();
+}
+
 Result<ProviderMetadata> OidcClient::discover(int64_t now) {
   auto& cache = metadata_cache();
   if (auto hit = cache.find(config_.issuer);
@@ -117,8 +161,10 @@ Result<ProviderMetadata> OidcClient::discover(int64_t now) {
                               fetch_json(base + "/.well-known/openid-configuration", options));
   ProviderMetadata m;
   m.issuer = member(doc, "issuer");
-  // OpenID Connect Discovery 1.0 §4.3: the issuer must be exactly the one asked about.
-  if (m.issuer != config_.issuer) {
+  // OpenID Connect Discovery 1.0 §4.3: the issuer must be exactly the one asked about; a
+  // multi-tenant issuer publishes its template, whose {tenantid} is the configured segment.
+  if (m.issuer != config_.issuer &&
+      !(config_.issuer_per_tenant && tenant_template_of(m.issuer, config_.issuer))) {
     return Status::failed_precondition("discovery's issuer is not the configured issuer");
   }
   PORTCULLIS_RETURN_IF_ERROR(
@@ -175,7 +221,13 @@ Result<Json::Value> OidcClient::verify_id_token(const std::string& id_token,
       id_token, [&](std::string_view k) { return keys ? find_key(*keys, k) : nullptr; });
   if (!verified) return fail(failure, "invalid_signature", verified.status().message());
   const Json::Value& c = verified->claims;
-  if (member(c, "iss") != meta.issuer) return fail(failure, "wrong_issuer", "iss");
+  std::string expected_issuer = meta.issuer;
+  if (config_.issuer_per_tenant && meta.issuer.find(kTenantPlaceholder) != std::string::npos) {
+    const std::string tid = member(c, "tid");
+    if (!plausible_tenant(tid)) return fail(failure, "wrong_issuer", "tid");
+    expected_issuer = with_tenant(meta.issuer, tid);
+  }
+  if (member(c, "iss") != expected_issuer) return fail(failure, "wrong_issuer", "iss");
   size_t audiences = 0;
   const Json::Value* aud = json::find_member(c, "aud");
   if (!aud || !audience_has(*aud, config_.client_id, audiences)) {
@@ -204,25 +256,23 @@ Result<Json::Value> OidcClient::verify_id_token(const std::string& id_token,
   return c;
 }
 
-Result<OidcClient::SignIn> OidcClient::finish(const std::string& code,
-                                              const std::string& code_verifier,
-                                              const std::string& redirect_uri,
-                                              const std::string& nonce, int64_t now,
-                                              OidcFailure& failure) {
-  auto meta = discover(now);
-  if (!meta) {
-    fail(failure, "discovery_failed", meta.status().message());
-    return meta.status();
-  }
+Result<Json::Value> OidcClient::redeem(const ProviderMetadata& meta, const std::string& code,
+                                       const std::string& code_verifier,
+                                       const std::string& redirect_uri, OidcFailure& failure) {
   outbound::Options options = outbound_;
   options.form_body = "grant_type=authorization_code&code=" + http::url_encode(code) +
                       "&redirect_uri=" + http::url_encode(redirect_uri) +
                       "&code_verifier=" + http::url_encode(code_verifier);
-  // RFC 6749 §2.3.1: client_secret_basic, form-encoding both parts first.
-  options.headers.push_back("Authorization: Basic " +
-                            crypto::base64_encode(http::url_encode(config_.client_id) + ":" +
-                                                  http::url_encode(config_.client_secret)));
-  auto answer = outbound::https_get(meta->token_endpoint, options);
+  if (config_.client_secret_post) {
+    *options.form_body += "&client_id=" + http::url_encode(config_.client_id) +
+                          "&client_secret=" + http::url_encode(config_.client_secret);
+  } else {
+    // RFC 6749 §2.3.1: client_secret_basic, form-encoding both parts first.
+    options.headers.push_back("Authorization: Basic " +
+                              crypto::base64_encode(http::url_encode(config_.client_id) + ":" +
+                                                    http::url_encode(config_.client_secret)));
+  }
+  auto answer = outbound::https_get(meta.token_endpoint, options);
   if (!answer) {
     fail(failure, "token_exchange_failed", answer.status().message());
     return Status::unavailable("the identity provider could not be reached");
@@ -234,6 +284,22 @@ Result<OidcClient::SignIn> OidcClient::finish(const std::string& code,
          "HTTP " + std::to_string(answer->status) + (error.empty() ? "" : " " + error));
     return Status::failed_precondition("the identity provider refused the code");
   }
+  return std::move(body).value();
+}
+
+Result<OidcClient::SignIn> OidcClient::finish(const std::string& code,
+                                              const std::string& code_verifier,
+                                              const std::string& redirect_uri,
+                                              const std::string& nonce, int64_t now,
+                                              OidcFailure& failure) {
+  auto meta = discover(now);
+  if (!meta) {
+    fail(failure, "discovery_failed", meta.status().message());
+    return meta.status();
+  }
+  auto redeemed = redeem(*meta, code, code_verifier, redirect_uri, failure);
+  if (!redeemed) return redeemed.status();
+  const Json::Value* body = &*redeemed;
   const std::string id_token = member(*body, "id_token");
   if (id_token.empty()) {
     fail(failure, "invalid_id_token", "no id_token in the token response");

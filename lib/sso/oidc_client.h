@@ -29,6 +29,12 @@ struct OidcClientConfig {
   std::string client_id;
   std::string client_secret;
   std::vector<std::string> scopes;
+  // A multi-tenant issuer (Microsoft's /common, /organizations, /consumers): discovery's issuer
+  // holds "{tenantid}" in place of that segment, and each ID token's iss must be it with the
+  // token's own `tid` (a GUID) put in.
+  bool issuer_per_tenant = false;
+  // client_secret_post (RFC 6749 §2.3.1's alternative, what GitHub takes) instead of Basic.
+  bool client_secret_post = false;
 };
 
 struct ProviderMetadata {
@@ -61,7 +67,8 @@ class OidcClient {
       : config_(std::move(config)), outbound_(std::move(outbound)) {}
 
   // The provider's discovery document ({issuer}/.well-known/openid-configuration), checked:
-  // its issuer equals the configured one exactly, the endpoints are https URLs.
+  // its issuer equals the configured one exactly (or, issuer_per_tenant, is its {tenantid}
+  // template), the endpoints are https URLs.
   Result<ProviderMetadata> discover(int64_t now);
   // The provider's authorization endpoint with the code-flow parameters.
   Result<std::string> authorization_url(const AuthorizationParams& params, int64_t now);
@@ -73,6 +80,14 @@ class OidcClient {
   struct SignIn {
     Json::Value claims;
   };
+  // The code redeemed at the token endpoint (client_secret_basic, PKCE verifier): the token
+  // response, or the failure (reason token_exchange_failed).
+  Result<Json::Value> redeem(const ProviderMetadata& meta, const std::string& code,
+                             const std::string& code_verifier, const std::string& redirect_uri,
+                             OidcFailure& failure);
+  // A GET of a protected resource of the provider (userinfo; GitHub's /user/emails) with the
+  // access token: its JSON (object or array); FailedPrecondition for any other answer than 200.
+  Result<Json::Value> get_with_token(const std::string& url, const std::string& access_token);
   Result<SignIn> finish(const std::string& code, const std::string& code_verifier,
                         const std::string& redirect_uri, const std::string& nonce, int64_t now,
                         OidcFailure& failure);

@@ -2,14 +2,37 @@
 // a verified domain, the failure events, the session check, and an authorization that goes
 // straight to the organization's IdP by its login_hint.
 import assert from 'node:assert/strict';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { env, baseUrl, http, sleep, dbQuery } from './harness.mjs';
+import { env, baseUrl, varDir, http, sleep, dbQuery } from './harness.mjs';
 import { api, unique, createOrg } from './management.mjs';
 
 export const mcpUrl = env.PORTCULLIS_DEMO_MCP_URL;
 export const resourceId = env.PORTCULLIS_DEMO_RESOURCE_ID;
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const tlsDir = process.env.PORTCULLIS_TEST_TLS_DIR ?? path.join(varDir, 'test-tls');
+
+// An HTTPS server on 127.0.0.1:`port` with the run's test certificate (the stack trusts its CA),
+// added to `servers` (closeAll ends them).
+export async function listenTls(servers, port, handler) {
+  const tls = { key: readFileSync(path.join(tlsDir, 'server.key')), cert: readFileSync(path.join(tlsDir, 'server.pem')) };
+  const server = https.createServer(tls, handler);
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  servers.push(server);
+  return server;
+}
+
+export async function closeAll(servers) {
+  for (const s of servers) s.closeAllConnections?.();
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+}
 
 // An organization holding a verified domain (verified on the administrator's word).
 export async function orgWithDomain(prefix = 'sso') {
@@ -36,19 +59,24 @@ export async function failureEvent(orgId, reason) {
 
 export const hasSession = (browser) => [...browser.cookies.keys()].some((k) => k.endsWith('portcullis_session'));
 
-// /oauth/authorize (a fresh DCR client of the demo resource, PKCE) with a login_hint of an SSO
-// domain: home-realm discovery skips the e-mail page and the redirects end at the IdP. Returns
-// that redirect, parsed.
-export async function toIdentityProvider(browser, email) {
+// /oauth/authorize for a fresh DCR client of the demo resource (PKCE), with `params` added (a
+// login_hint, a connection_id), followed within Portcullis: the page, or the redirect elsewhere.
+export async function authorizeInBrowser(browser, params) {
   const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
-    json: { client_name: 'SSO test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
+    json: { client_name: 'Sign-in test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
   assert.equal(reg.status, 201, reg.text);
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL(`${baseUrl}/oauth/authorize`);
   for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
     state: 'client-state', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    scope: 'demo:read', resource: mcpUrl, login_hint: email })) authorize.searchParams.set(k, v);
-  const r = await browser.follow(authorize.href);
+    scope: 'demo:read', resource: mcpUrl, ...params })) authorize.searchParams.set(k, v);
+  return browser.follow(authorize.href);
+}
+
+// The same with a login_hint of an SSO domain: home-realm discovery skips the e-mail page and
+// the redirects end at the IdP. Returns that redirect, parsed.
+export async function toIdentityProvider(browser, email) {
+  const r = await authorizeInBrowser(browser, { login_hint: email });
   assert.equal(r.status, 303, `${r.url}: ${r.html.slice(0, 500)}`);
   return new URL(r.location);
 }

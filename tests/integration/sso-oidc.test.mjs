@@ -11,7 +11,6 @@
 // PORTCULLIS_OUTBOUND_ALLOW_HOSTS) with the run's test certificate.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { readFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -21,29 +20,20 @@ import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
 import { chromium } from 'playwright-core';
 import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
 import { api, unique, createOrg, tokenWithScopes } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider } from './sso-fixtures.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, listenTls, closeAll } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
-import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
+import { connect, withAuth } from './sdk-client.mjs';
+import { ChromiumProvider } from './chromium-signin.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
 const stackPort = Number(new URL(baseUrl).port);
-const tlsDir = process.env.PORTCULLIS_TEST_TLS_DIR ?? path.join(varDir, 'test-tls');
 const CALLBACK = `${baseUrl}/sso/oidc/callback`;
 
 const servers = [];
 let context;
 let userDataDir;
 
-async function listen(port, handler) {
-  const tls = { key: readFileSync(path.join(tlsDir, 'server.key')), cert: readFileSync(path.join(tlsDir, 'server.pem')) };
-  const server = https.createServer(tls, handler);
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  servers.push(server);
-  return server;
-}
+const listen = (port, handler) => listenTls(servers, port, handler);
 
 async function activeOidcConnection(orgId, issuer, clientId, clientSecret) {
   const c = await api('POST', `/api/v1/organizations/${orgId}/connections`, {
@@ -179,8 +169,7 @@ before(async () => {
 after(async () => {
   await context?.close();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-  for (const s of servers) s.closeAllConnections?.();
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await closeAll(servers);
 });
 
 test('connections API: create, read, list, secret sealed and never returned, activation tested, events, delete', async () => {
@@ -267,56 +256,24 @@ test('connections API: create, read, list, secret sealed and never returned, act
   for (const t of ['connection.created', 'connection.updated', 'connection.activated', 'connection.deleted']) assert.ok(types.includes(t), `${t} in ${types}`);
 });
 
-// The MCP SDK's OAuth provider whose browser is Chromium, signing in through the IdP.
-class ChromiumSsoProvider extends ScriptedProvider {
-  constructor(email, opts) {
-    super(email, opts);
-    this.visited = [];
-  }
-  async redirectToAuthorization(url) {
-    this.redirects.push(url);
-    const page = await context.newPage();
-    page.on('framenavigated', (f) => { if (f === page.mainFrame()) this.visited.push(f.url()); });
-    let back;
-    await page.route('http://127.0.0.1:3000/**', (route) => {
-      back = new URL(route.request().url());
-      return route.fulfill({ status: 200, contentType: 'text/plain', body: 'client received the code' });
-    });
-    await page.goto(url.href);
-    const deadline = Date.now() + 30000;
-    while (!back && Date.now() < deadline) {
-      const here = page.url();
-      const html = await page.content().catch(() => '');
-      if (/Single sign-on failed/.test(html)) throw new Error(`SSO failed: ${html.slice(0, 2000)}`);
-      let acted = true;
-      try {
-        if (here.startsWith(op.issuer) && (await page.$('input[name=login]'))) {
-          await page.fill('input[name=login]', this.email);
-          await page.fill('input[name=password]', 'any password');
-          await page.click('button[type=submit]');
-        } else if (here.startsWith(op.issuer) && (await page.$('button[type=submit]'))) {
-          await page.click('button[type=submit]');  // the IdP's own consent prompt
-        } else if (await page.$('button[name=decision][value=allow]')) {
-          await page.click('button[name=decision][value=allow]');
-        } else if (await page.$('input[name=email]')) {
-          await page.fill('input[name=email]', this.email);
-          await page.press('input[name=email]', 'Enter');
-        } else {
-          acted = false;
-        }
-      } catch {
-        // the page navigated under us: look again
-      }
-      if (acted) await page.waitForURL((u) => u.href !== here, { timeout: 10000 }).catch(() => {});
-      else await sleep(100);
+// The MCP SDK's OAuth provider whose browser is Chromium, signing in through the IdP: the
+// e-mail of a verified domain on the login page, the IdP's login and consent prompts.
+function chromiumSsoProvider(email, opts) {
+  return new ChromiumProvider(context, email, async (page, here) => {
+    if (here.startsWith(op.issuer) && (await page.$('input[name=login]'))) {
+      await page.fill('input[name=login]', email);
+      await page.fill('input[name=password]', 'any password');
+      await page.click('button[type=submit]');
+    } else if (here.startsWith(op.issuer) && (await page.$('button[type=submit]'))) {
+      await page.click('button[type=submit]');  // the IdP's own consent prompt
+    } else if (await page.$('input[name=email]')) {
+      await page.fill('input[name=email]', email);
+      await page.press('input[name=email]', 'Enter');
+    } else {
+      return false;
     }
-    await page.close();
-    assert.ok(back, `no redirect to the client; visited ${this.visited.join(' → ')}`);
-    assert.equal(back.searchParams.get('state'), this._state);
-    assert.equal(back.searchParams.get('iss'), this.issuer());
-    this.code = back.searchParams.get('code');
-    assert.ok(this.code, back.href);
-  }
+    return true;
+  }, opts);
 }
 
 function logLines(family) {
@@ -339,7 +296,7 @@ test('Chromium, whole MCP flow through oidc-provider: discovery, DCR, authorize,
   idpBackendMs.total = 0;
   idpBackendMs.requests = 0;
 
-  const provider = new ChromiumSsoProvider(email, { issuer: () => issuer, grantTypes: ['authorization_code'] });
+  const provider = chromiumSsoProvider(email, { issuer: () => issuer, grantTypes: ['authorization_code'] });
   const session = await connect(mcpUrl, provider);
   assert.match(provider._client.client_id, /^dcr_/, 'registered by DCR');
   const path_ = (u) => { const x = new URL(u); return x.origin === baseUrl ? x.pathname : x.origin; };
