@@ -1,5 +1,6 @@
 #include "api_clients.h"
 
+#include "collection_routes.h"
 #include "listing.h"
 #include "management/api_clients.h"
 #include "management/scopes.h"
@@ -93,13 +94,8 @@ Result<http::Response> delete_client(Context& ctx) {
 }  // namespace
 
 void install_api_client_routes(server::App& app) {
-  server::Auth any_token{server::AuthKind::kManagementToken, ""};
-  app.add("POST", "/api/v1/clients", server::Route{.handler = create_client, .auth = any_token});
-  app.add("GET", "/api/v1/clients", server::Route{.handler = list_clients, .auth = any_token});
-  app.add("GET", "/api/v1/clients/{client_id}",
-          server::Route{.handler = get_client, .auth = any_token});
-  app.add("DELETE", "/api/v1/clients/{client_id}",
-          server::Route{.handler = delete_client, .auth = any_token});
+  add_collection_routes(app, "/api/v1/clients", "client_id", {},
+                        {create_client, list_clients, get_client, nullptr, delete_client});
 }
 
 }  // namespace portcullis::api_worker

@@ -1,5 +1,6 @@
 #include "api_connections.h"
 
+#include "collection_routes.h"
 #include "core/time.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
@@ -133,17 +134,10 @@ Result<http::Response> delete_connection(Context& ctx) {
 }  // namespace
 
 void install_connection_routes(server::App& app) {
-  server::Auth write{server::AuthKind::kManagementToken, "organizations:write"};
-  app.add("POST", "/api/v1/organizations/{organization_id}/connections",
-          server::Route{.handler = create_connection, .auth = write});
-  app.add("GET", "/api/v1/organizations/{organization_id}/connections",
-          server::Route{.handler = list_connections, .auth = write});
-  app.add("GET", "/api/v1/organizations/{organization_id}/connections/{connection_id}",
-          server::Route{.handler = get_connection, .auth = write});
-  app.add("PATCH", "/api/v1/organizations/{organization_id}/connections/{connection_id}",
-          server::Route{.handler = update_connection, .auth = write});
-  app.add("DELETE", "/api/v1/organizations/{organization_id}/connections/{connection_id}",
-          server::Route{.handler = delete_connection, .auth = write});
+  add_collection_routes(
+      app, "/api/v1/organizations/{organization_id}/connections", "connection_id",
+      {"organizations:write", "organizations:write"},
+      {create_connection, list_connections, get_connection, update_connection, delete_connection});
 }
 
 }  // namespace portcullis::api_worker

@@ -1,5 +1,6 @@
 #include "api_directories.h"
 
+#include "collection_routes.h"
 #include "listing.h"
 #include "scim/directory_store.h"
 
@@ -92,17 +93,12 @@ Result<http::Response> delete_directory(Context& ctx) {
 }  // namespace
 
 void install_directory_routes(server::App& app) {
-  server::Auth write{server::AuthKind::kManagementToken, "directories:write"};
-  app.add("POST", "/api/v1/organizations/{organization_id}/directories",
-          server::Route{.handler = create_directory, .auth = write});
-  app.add("GET", "/api/v1/organizations/{organization_id}/directories",
-          server::Route{.handler = list_directories, .auth = write});
-  app.add("GET", "/api/v1/organizations/{organization_id}/directories/{directory_id}",
-          server::Route{.handler = get_directory, .auth = write});
-  app.add("DELETE", "/api/v1/organizations/{organization_id}/directories/{directory_id}",
-          server::Route{.handler = delete_directory, .auth = write});
+  add_collection_routes(
+      app, "/api/v1/organizations/{organization_id}/directories", "directory_id",
+      {"directories:write", "directories:write"},
+      {create_directory, list_directories, get_directory, nullptr, delete_directory});
   app.add("POST", "/api/v1/organizations/{organization_id}/directories/{directory_id}/tokens",
-          server::Route{.handler = rotate_token, .auth = write});
+          server::Route{.handler = rotate_token, .auth = management_scope("directories:write")});
 }
 
 }  // namespace portcullis::api_worker

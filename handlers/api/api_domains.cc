@@ -1,5 +1,6 @@
 #include "api_domains.h"
 
+#include "collection_routes.h"
 #include "dns/txt_lookup.h"
 #include "domains/domain_name.h"
 #include "domains/domain_store.h"
@@ -192,18 +193,11 @@ Result<http::Response> delete_domain(Context& ctx) {
 }  // namespace
 
 void install_domain_routes(server::App& app) {
-  server::Auth read{server::AuthKind::kManagementToken, "organizations:read"};
-  server::Auth write{server::AuthKind::kManagementToken, "organizations:write"};
-  app.add("POST", "/api/v1/organizations/{organization_id}/domains",
-          server::Route{.handler = create_domain, .auth = write});
-  app.add("GET", "/api/v1/organizations/{organization_id}/domains",
-          server::Route{.handler = list_domains, .auth = read});
-  app.add("GET", "/api/v1/organizations/{organization_id}/domains/{domain_id}",
-          server::Route{.handler = get_domain, .auth = read});
+  add_collection_routes(app, "/api/v1/organizations/{organization_id}/domains", "domain_id",
+                        {"organizations:read", "organizations:write"},
+                        {create_domain, list_domains, get_domain, nullptr, delete_domain});
   app.add("POST", "/api/v1/organizations/{organization_id}/domains/{domain_id}/verify",
-          server::Route{.handler = verify_domain, .auth = write});
-  app.add("DELETE", "/api/v1/organizations/{organization_id}/domains/{domain_id}",
-          server::Route{.handler = delete_domain, .auth = write});
+          server::Route{.handler = verify_domain, .auth = management_scope("organizations:write")});
 }
 
 }  // namespace portcullis::api_worker

@@ -1,5 +1,6 @@
 #include "api_memberships.h"
 
+#include "collection_routes.h"
 #include "organizations/membership_store.h"
 #include "organizations/organization_store.h"
 #include "user_json.h"
@@ -39,7 +40,7 @@ Result<http::Response> delete_membership(Context& ctx) {
 }  // namespace
 
 void install_membership_routes(server::App& app) {
-  server::Auth write{server::AuthKind::kManagementToken, "organizations:write"};
+  const server::Auth write = management_scope("organizations:write");
   app.add("PUT", "/api/v1/organizations/{organization_id}/users/{user_id}",
           server::Route{.handler = put_membership, .auth = write});
   app.add("DELETE", "/api/v1/organizations/{organization_id}/users/{user_id}",

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "collection_routes.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
 #include "scim/scim_store.h"
@@ -119,18 +120,10 @@ Result<http::Response> delete_organization(Context& ctx) {
 }  // namespace
 
 void install_organization_routes(server::App& app) {
-  server::Auth read{server::AuthKind::kManagementToken, "organizations:read"};
-  server::Auth write{server::AuthKind::kManagementToken, "organizations:write"};
-  app.add("POST", "/api/v1/organizations",
-          server::Route{.handler = create_organization, .auth = write});
-  app.add("GET", "/api/v1/organizations",
-          server::Route{.handler = list_organizations, .auth = read});
-  app.add("GET", "/api/v1/organizations/{organization_id}",
-          server::Route{.handler = get_organization, .auth = read});
-  app.add("PATCH", "/api/v1/organizations/{organization_id}",
-          server::Route{.handler = update_organization, .auth = write});
-  app.add("DELETE", "/api/v1/organizations/{organization_id}",
-          server::Route{.handler = delete_organization, .auth = write});
+  add_collection_routes(app, "/api/v1/organizations", "organization_id",
+                        {"organizations:read", "organizations:write"},
+                        {create_organization, list_organizations, get_organization,
+                         update_organization, delete_organization});
 }
 
 }  // namespace portcullis::api_worker

@@ -2,6 +2,7 @@
 
 #include "clients/clients.h"
 #include "clients/resources.h"
+#include "collection_routes.h"
 #include "listing.h"
 #include "paging/keyset.h"
 
@@ -59,14 +60,9 @@ Result<http::Response> delete_client(Context& ctx) {
 }  // namespace
 
 void install_resource_client_routes(server::App& app) {
-  server::Auth read{server::AuthKind::kManagementToken, "resources:read"};
-  server::Auth write{server::AuthKind::kManagementToken, "resources:write"};
-  app.add("POST", "/api/v1/resources/{resource_id}/clients",
-          server::Route{.handler = create_client, .auth = write});
-  app.add("GET", "/api/v1/resources/{resource_id}/clients",
-          server::Route{.handler = list_clients, .auth = read});
-  app.add("DELETE", "/api/v1/resources/{resource_id}/clients/{client_id}",
-          server::Route{.handler = delete_client, .auth = write});
+  add_collection_routes(app, "/api/v1/resources/{resource_id}/clients", "client_id",
+                        {"resources:read", "resources:write"},
+                        {create_client, list_clients, nullptr, nullptr, delete_client});
 }
 
 }  // namespace portcullis::api_worker

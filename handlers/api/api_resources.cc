@@ -3,6 +3,7 @@
 #include <set>
 
 #include "clients/resources.h"
+#include "collection_routes.h"
 #include "discovery/metadata.h"
 #include "listing.h"
 #include "paging/keyset.h"
@@ -163,18 +164,12 @@ Result<http::Response> protected_resource_metadata(Context& ctx) {
 }  // namespace
 
 void install_resource_routes(server::App& app) {
-  server::Auth read{server::AuthKind::kManagementToken, "resources:read"};
-  server::Auth write{server::AuthKind::kManagementToken, "resources:write"};
-  app.add("POST", "/api/v1/resources", server::Route{.handler = create_resource, .auth = write});
-  app.add("GET", "/api/v1/resources", server::Route{.handler = list_resources, .auth = read});
-  app.add("GET", "/api/v1/resources/{resource_id}",
-          server::Route{.handler = get_resource, .auth = read});
-  app.add("PATCH", "/api/v1/resources/{resource_id}",
-          server::Route{.handler = update_resource, .auth = write});
-  app.add("DELETE", "/api/v1/resources/{resource_id}",
-          server::Route{.handler = delete_resource, .auth = write});
+  add_collection_routes(
+      app, "/api/v1/resources", "resource_id", {"resources:read", "resources:write"},
+      {create_resource, list_resources, get_resource, update_resource, delete_resource});
   app.add("GET", "/api/v1/resources/{resource_id}/protected-resource-metadata",
-          server::Route{.handler = protected_resource_metadata, .auth = read});
+          server::Route{.handler = protected_resource_metadata,
+                        .auth = management_scope("resources:read")});
 }
 
 }  // namespace portcullis::api_worker

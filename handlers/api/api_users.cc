@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "collection_routes.h"
 #include "identity/user_listing.h"
 #include "identity/user_store.h"
 #include "listing.h"
@@ -164,16 +165,11 @@ Result<http::Response> list_organization_users(Context& ctx) {
 }  // namespace
 
 void install_user_routes(server::App& app) {
-  server::Auth read{server::AuthKind::kManagementToken, "users:read"};
-  server::Auth write{server::AuthKind::kManagementToken, "users:write"};
-  app.add("POST", "/api/v1/users", server::Route{.handler = create_user, .auth = write});
-  app.add("GET", "/api/v1/users", server::Route{.handler = list_users, .auth = read});
-  app.add("GET", "/api/v1/users/{user_id}", server::Route{.handler = get_user, .auth = read});
-  app.add("PATCH", "/api/v1/users/{user_id}", server::Route{.handler = update_user, .auth = write});
-  app.add("DELETE", "/api/v1/users/{user_id}",
-          server::Route{.handler = delete_user, .auth = write});
-  app.add("GET", "/api/v1/organizations/{organization_id}/users",
-          server::Route{.handler = list_organization_users, .auth = read});
+  add_collection_routes(app, "/api/v1/users", "user_id", {"users:read", "users:write"},
+                        {create_user, list_users, get_user, update_user, delete_user});
+  app.add(
+      "GET", "/api/v1/organizations/{organization_id}/users",
+      server::Route{.handler = list_organization_users, .auth = management_scope("users:read")});
 }
 
 }  // namespace portcullis::api_worker

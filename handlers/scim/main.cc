@@ -3,7 +3,7 @@
 // organization. Parse, call lib/scim, render.
 #include <algorithm>
 
-#include "scim/auth.h"
+#include "scim_auth.h"
 #include "scim/patch.h"
 #include "scim/schema.h"
 #include "scim_http.h"

@@ -214,14 +214,12 @@ paging::Listing ClientStore::listing(const std::string& resource_id) {
 Result<paging::Page<RegisteredClient>> ClientStore::list(const std::string& resource_id,
                                                          const paging::PageRequest& request,
                                                          const paging::TokenCodec& codec) {
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
-                              paging::fetch_page(db_,
+  return paging::fetch_page_as<RegisteredClient>(db_,
                                                  paging::KeysetQuery{.columns = kColumns,
                                                                      .from = "oauth_clients",
                                                                      .where = "resource_id = ?",
                                                                      .params = {resource_id}},
-                                                 request, codec));
-  return paging::convert_page<RegisteredClient>(std::move(rows), from_row);
+                                                 request, codec, from_row);
 }
 
 Status ClientStore::remove(const std::string& resource_id, const std::string& client_id) {

@@ -308,11 +308,8 @@ Status ResourceStore::remove(const std::string& id) {
 
 Result<paging::Page<Resource>> ResourceStore::list(const paging::PageRequest& request,
                                                    const paging::TokenCodec& codec) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      paging::Page<store::Row> rows,
-      paging::fetch_page(db_, paging::KeysetQuery{.columns = kColumns, .from = "resources"},
-                         request, codec));
-  return paging::convert_page<Resource>(std::move(rows), from_row);
+  return paging::fetch_page_as<Resource>(
+      db_, paging::KeysetQuery{.columns = kColumns, .from = "resources"}, request, codec, from_row);
 }
 
 }  // namespace portcullis::oauth

@@ -1,33 +1,19 @@
 #include "core/status.h"
 
+#include <iterator>
 #include <ostream>
 
 namespace portcullis {
 
 std::string_view code_name(Code code) {
-  switch (code) {
-    case Code::kOk:
-      return "ok";
-    case Code::kInvalidArgument:
-      return "invalid_argument";
-    case Code::kUnauthenticated:
-      return "unauthenticated";
-    case Code::kPermissionDenied:
-      return "permission_denied";
-    case Code::kNotFound:
-      return "not_found";
-    case Code::kAlreadyExists:
-      return "already_exists";
-    case Code::kFailedPrecondition:
-      return "failed_precondition";
-    case Code::kResourceExhausted:
-      return "resource_exhausted";
-    case Code::kInternal:
-      return "internal";
-    case Code::kUnavailable:
-      return "unavailable";
-  }
-  return "internal";
+  // Indexed by Code, in its declaration order (status.h).
+  static constexpr std::string_view kNames[] = {
+      "ok",        "invalid_argument", "unauthenticated",     "permission_denied",
+      "not_found", "already_exists",   "failed_precondition", "resource_exhausted",
+      "internal",  "unavailable"};
+  static_assert(std::size(kNames) == static_cast<size_t>(Code::kUnavailable) + 1);
+  auto index = static_cast<size_t>(code);
+  return index < std::size(kNames) ? kNames[index] : "internal";
 }
 
 std::ostream& operator<<(std::ostream& out, Code code) {

@@ -83,11 +83,10 @@ Result<Domain> DomainStore::create(const std::string& organization_id, const std
 
 Result<Domain> DomainStore::get(const std::string& organization_id, const std::string& id) {
   if (!is_valid_id(id, "dom_")) return not_found();
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query(std::string("SELECT ") + kColumns +
-                    " FROM organization_domains WHERE id = ? AND organization_id = ?",
-                {id, organization_id}));
+  static const std::string kSelectOne = std::string("SELECT ") + kColumns +
+                                        " FROM organization_domains WHERE id = ? AND "
+                                        "organization_id = ?";
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSelectOne, {id, organization_id}));
   if (rows.empty()) return not_found();
   return from_row(rows[0]);
 }
@@ -95,14 +94,9 @@ Result<Domain> DomainStore::get(const std::string& organization_id, const std::s
 Result<paging::Page<Domain>> DomainStore::list(const std::string& organization_id,
                                                const paging::PageRequest& request,
                                                const paging::TokenCodec& codec) {
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
-                              paging::fetch_page(db_,
-                                                 {.columns = kColumns,
-                                                  .from = "organization_domains",
-                                                  .where = "organization_id = ?",
-                                                  .params = {organization_id}},
-                                                 request, codec));
-  return paging::convert_page<Domain>(std::move(rows), from_row);
+  return paging::fetch_page_as<Domain>(
+      db_, paging::rows_of_organization(kColumns, "organization_domains", organization_id), request,
+      codec, from_row);
 }
 
 Result<Domain> DomainStore::mark_verified(const Domain& domain, VerifiedBy by) {

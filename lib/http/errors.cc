@@ -2,6 +2,7 @@
 
 #include <json/value.h>
 
+#include <iterator>
 #include <string>
 
 namespace portcullis::http {
@@ -45,29 +46,12 @@ std::string_view default_scim_type(Code code) {
 }  // namespace
 
 int http_status_for(Code code) {
-  switch (code) {
-    case Code::kOk:
-      return 200;
-    case Code::kInvalidArgument:
-      return 400;
-    case Code::kUnauthenticated:
-      return 401;
-    case Code::kPermissionDenied:
-      return 403;
-    case Code::kNotFound:
-      return 404;
-    case Code::kAlreadyExists:
-      return 409;
-    case Code::kFailedPrecondition:
-      return 400;
-    case Code::kResourceExhausted:
-      return 429;
-    case Code::kInternal:
-      return 500;
-    case Code::kUnavailable:
-      return 503;
-  }
-  return 500;
+  // Indexed by Code, in its declaration order (core/status.h). A failed precondition is the
+  // caller's to fix (400); 409 is kept for an identifier that already exists.
+  static constexpr int kStatuses[] = {200, 400, 401, 403, 404, 409, 400, 429, 500, 503};
+  static_assert(std::size(kStatuses) == static_cast<size_t>(Code::kUnavailable) + 1);
+  auto index = static_cast<size_t>(code);
+  return index < std::size(kStatuses) ? kStatuses[index] : 500;
 }
 
 Response oauth_error(int http_status, std::string_view error, std::string_view description) {

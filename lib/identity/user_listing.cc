@@ -47,10 +47,8 @@ Result<paging::Page<ListedUser>> list_organization_users(store::Db& db,
                             .time_column = "m.user_create_time",
                             .id_column = "m.user_id",
                             .total = [&] { return paging::read_count(db, organization_id); }};
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
-                              paging::fetch_page(db, query, request, codec));
-  return paging::convert_page<ListedUser>(
-      std::move(rows), [](const store::Row& r) -> Result<ListedUser> {
+  return paging::fetch_page_as<ListedUser>(
+      db, query, request, codec, [](const store::Row& r) -> Result<ListedUser> {
         return ListedUser{identity::user_from_row(r, 0),
                           {membership_from_row(r, identity::kUserColumnCount)}};
       });

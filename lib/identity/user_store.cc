@@ -231,10 +231,9 @@ Result<paging::Page<User>> UserStore::list(const paging::PageRequest& request,
       .time_column = "u.create_time",
       .id_column = "u.id",
       .total = [this] { return paging::read_count(db_, paging::kEnvironmentUsers); }};
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
-                              paging::fetch_page(db_, query, request, codec));
-  return paging::convert_page<User>(
-      std::move(rows), [](const store::Row& r) -> Result<User> { return user_from_row(r, 0); });
+  return paging::fetch_page_as<User>(
+      db_, query, request, codec,
+      [](const store::Row& r) -> Result<User> { return user_from_row(r, 0); });
 }
 
 }  // namespace portcullis::identity

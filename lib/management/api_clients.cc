@@ -73,12 +73,9 @@ Result<std::vector<ApiClient>> ApiClientStore::list() {
 
 Result<paging::Page<ApiClient>> ApiClientStore::list(const paging::PageRequest& request,
                                                      const paging::TokenCodec& codec) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      paging::Page<store::Row> rows,
-      paging::fetch_page(db_, paging::KeysetQuery{.columns = kColumns, .from = "api_clients"},
-                         request, codec));
-  return paging::convert_page<ApiClient>(
-      std::move(rows), [](const store::Row& r) -> Result<ApiClient> { return from_row(r); });
+  return paging::fetch_page_as<ApiClient>(
+      db_, paging::KeysetQuery{.columns = kColumns, .from = "api_clients"}, request, codec,
+      [](const store::Row& r) -> Result<ApiClient> { return from_row(r); });
 }
 
 Status ApiClientStore::remove(const std::string& id) {

@@ -191,16 +191,12 @@ Result<std::map<std::string, std::vector<Membership>>> MembershipStore::of_users
     const std::vector<std::string>& user_ids) {
   std::map<std::string, std::vector<Membership>> out;
   if (user_ids.empty()) return out;
-  std::string placeholders;
-  store::Params params;
-  for (const auto& id : user_ids) {
-    placeholders += placeholders.empty() ? "?" : ", ?";
-    params.emplace_back(id);
-  }
+  store::Params params(user_ids.begin(), user_ids.end());
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
       db_.query("SELECT " + membership_columns("m") + " FROM memberships m WHERE m.user_id IN (" +
-                    placeholders + ") ORDER BY m.user_id, m.join_time, m.organization_id",
+                    store::placeholders(user_ids.size()) +
+                    ") ORDER BY m.user_id, m.join_time, m.organization_id",
                 params));
   for (const store::Row& r : rows) {
     Membership m = membership_from_row(r, 0);

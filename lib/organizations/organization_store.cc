@@ -159,11 +159,9 @@ Status OrganizationStore::remove(const std::string& id) {
 
 Result<paging::Page<Organization>> OrganizationStore::list(const paging::PageRequest& request,
                                                            const paging::TokenCodec& codec) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      paging::Page<store::Row> rows,
-      paging::fetch_page(db_, paging::KeysetQuery{.columns = kColumns, .from = "organizations"},
-                         request, codec));
-  return paging::convert_page<Organization>(std::move(rows), from_row);
+  return paging::fetch_page_as<Organization>(
+      db_, paging::KeysetQuery{.columns = kColumns, .from = "organizations"}, request, codec,
+      from_row);
 }
 
 }  // namespace portcullis::organizations

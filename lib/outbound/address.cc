@@ -16,8 +16,9 @@ struct Block {
   const char* name;
 };
 
-// Order matters only for the name reported: the more specific block comes first.
-constexpr Block kIpv4Blocks[] = {
+// IPv4 and IPv6 together (a block matches addresses of its own family only). Order matters
+// only for the name reported: the more specific block comes first.
+constexpr Block kSpecialUseBlocks[] = {
     {"255.255.255.255", 32, "limited broadcast"},
     {"0.0.0.0", 8, "this network"},
     {"10.0.0.0", 8, "private-use"},
@@ -34,13 +35,10 @@ constexpr Block kIpv4Blocks[] = {
     {"203.0.113.0", 24, "documentation (TEST-NET-3)"},
     {"224.0.0.0", 4, "multicast"},
     {"240.0.0.0", 4, "reserved"},
-};
-
-// Blocks inside 2000::/3 (global unicast) that are still not globally reachable. Everything
-// outside 2000::/3 is refused wholesale (see special_use_block). 2001::/23 is refused as a
-// whole: RFC 6890 lists it as not globally reachable, and the few sub-blocks later registries
-// mark reachable (PCP/TURN anycast, AMT, AS112, ORCHIDv2, drone DET) never host a web server.
-constexpr Block kIpv6Blocks[] = {
+    // Blocks inside 2000::/3 (global unicast) that are still not globally reachable. Everything
+    // outside 2000::/3 is refused wholesale (see special_use_block). 2001::/23 is refused as a
+    // whole: RFC 6890 lists it as not globally reachable, and the few sub-blocks later registries
+    // mark reachable (PCP/TURN anycast, AMT, AS112, ORCHIDv2, drone DET) never host a web server.
     {"::1", 128, "loopback"},
     {"::", 128, "unspecified"},
     {"64:ff9b::", 96, "NAT64"},
@@ -127,13 +125,13 @@ std::string to_string(const IpAddress& address) {
 }
 
 std::string_view special_use_block(const IpAddress& address) {
-  if (address.family == IpAddress::Family::kV4) return find_block(address, kIpv4Blocks);
+  if (address.family == IpAddress::Family::kV4) return find_block(address, kSpecialUseBlocks);
   if (is_v4_mapped(address)) {
     IpAddress v4;
     std::memcpy(v4.bytes.data(), address.bytes.data() + 12, 4);
-    return find_block(v4, kIpv4Blocks);
+    return find_block(v4, kSpecialUseBlocks);
   }
-  std::string_view named = find_block(address, kIpv6Blocks);
+  std::string_view named = find_block(address, kSpecialUseBlocks);
   if (!named.empty()) return named;
   // Only 2000::/3 is global unicast; this also covers ::/8 (IPv4-compatible, SIIT), 5f00::/16
   // (SRv6) and whatever is still unassigned.

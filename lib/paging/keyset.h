@@ -69,6 +69,15 @@ struct KeysetQuery {
   std::function<Result<int64_t>()> total;
 };
 
+// The rows of one organization in `table` (which has an organization_id column).
+inline KeysetQuery rows_of_organization(std::string columns, std::string table,
+                                        std::string organization_id) {
+  return {.columns = std::move(columns),
+          .from = std::move(table),
+          .where = "organization_id = ?",
+          .params = {std::move(organization_id)}};
+}
+
 // A page of a listing: its items in the listing's order, and the paging fields.
 template <typename T>
 struct Page {
@@ -97,6 +106,15 @@ Result<Page<T>> convert_page(Page<store::Row> rows, Convert convert) {
   out.prev_page_token = std::move(rows.prev_page_token);
   out.total_size = rows.total_size;
   return out;
+}
+
+// fetch_page, then convert_page with `convert`: a listing of typed items in one call.
+template <typename T, typename Convert>
+Result<Page<T>> fetch_page_as(store::Db& db, const KeysetQuery& query, const PageRequest& request,
+                              const TokenCodec& codec, Convert convert) {
+  Result<Page<store::Row>> rows = fetch_page(db, query, request, codec);
+  if (!rows) return rows.status();
+  return convert_page<T>(std::move(rows).value(), convert);
 }
 
 // Sets next_page_token, prev_page_token and total_size on a listing's response body.

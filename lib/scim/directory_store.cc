@@ -143,10 +143,9 @@ Result<paging::Page<Directory>> DirectoryStore::list(const std::string& organiza
                             .time_column = "d.create_time",
                             .id_column = "d.id",
                             .total = {}};
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
-                              paging::fetch_page(db_, query, request, codec));
-  return paging::convert_page<Directory>(
-      std::move(rows), [](const store::Row& r) -> Result<Directory> { return from_row(r); });
+  return paging::fetch_page_as<Directory>(
+      db_, query, request, codec,
+      [](const store::Row& r) -> Result<Directory> { return from_row(r); });
 }
 
 Result<DirectoryCaller> DirectoryStore::authenticate(std::string_view token) {

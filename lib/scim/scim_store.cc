@@ -159,12 +159,6 @@ std::string query_key(const std::optional<SqlCondition>& filter) {
   return crypto::sha256(text);
 }
 
-std::string placeholders(size_t n) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += i ? ", ?" : "?";
-  return out;
-}
-
 }  // namespace
 
 Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
@@ -177,7 +171,7 @@ Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
         store::Rows rows, db.query("SELECT m.user_id, m.organization_id, g.id, g.display_name FROM "
                                    "scim_group_members m JOIN scim_groups g ON g.organization_id = "
                                    "m.organization_id AND g.id = m.group_id WHERE m.user_id IN (" +
-                                       placeholders(n) + ") ORDER BY g.create_time, g.id",
+                                       store::placeholders(n) + ") ORDER BY g.create_time, g.id",
                                    params));
     for (const auto& r : rows) out[r.str(0)].push_back(UserGroup{r.str(1), r.str(2), r.str(3)});
   }
@@ -785,7 +779,7 @@ Status ScimStore::load_groups(std::vector<ScimUser>& users) {
         db_.query("SELECT m.user_id, g.id, g.display_name FROM scim_group_members m JOIN "
                   "scim_groups g ON g.organization_id = m.organization_id AND g.id = m.group_id "
                   "WHERE m.organization_id = ? AND m.user_id IN (" +
-                      placeholders(n) + ") ORDER BY g.create_time, g.id",
+                      store::placeholders(n) + ") ORDER BY g.create_time, g.id",
                   params));
     for (const auto& r : rows) {
       for (size_t i = 0; i < n; ++i) {
@@ -813,7 +807,7 @@ Status ScimStore::check_members(const std::vector<std::string>& user_ids) {
         store::Rows rows,
         db_.query("SELECT COUNT(DISTINCT user_id) FROM scim_users WHERE organization_id = ? AND "
                   "user_id IN (" +
-                      placeholders(n) + ")",
+                      store::placeholders(n) + ")",
                   params));
     std::vector<std::string> distinct(user_ids.begin() + start, user_ids.begin() + start + n);
     std::sort(distinct.begin(), distinct.end());
@@ -855,7 +849,7 @@ Status ScimStore::remove_members(const std::string& group_id, const std::vector<
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND group_id = ? AND "
                     "user_id IN (" +
-                        placeholders(n) + ")",
+                        store::placeholders(n) + ")",
                     params)
             .status());
   }

@@ -37,17 +37,13 @@ Result<std::map<std::string, std::vector<Identity>>> IdentityStore::of_users(
     const std::vector<std::string>& user_ids) {
   std::map<std::string, std::vector<Identity>> out;
   if (user_ids.empty()) return out;
-  std::string marks;
-  store::Params params;
-  for (const auto& id : user_ids) {
-    marks += marks.empty() ? "?" : ", ?";
-    params.push_back(id);
-  }
+  store::Params params(user_ids.begin(), user_ids.end());
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
       db_.query("SELECT user_id, realm, subject, provider, connection_id, create_time FROM "
                 "user_identities WHERE user_id IN (" +
-                    marks + ") ORDER BY user_id, create_time, realm, subject",
+                    store::placeholders(user_ids.size()) +
+                    ") ORDER BY user_id, create_time, realm, subject",
                 params));
   for (const auto& r : rows) {
     Identity i;

@@ -79,14 +79,9 @@ Result<Connection> ConnectionStore::find(const std::string& id) {
 Result<paging::Page<Connection>> ConnectionStore::list(const std::string& organization_id,
                                                        const paging::PageRequest& request,
                                                        const paging::TokenCodec& codec) {
-  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
-                              paging::fetch_page(db_,
-                                                 {.columns = kColumns,
-                                                  .from = "sso_connections",
-                                                  .where = "organization_id = ?",
-                                                  .params = {organization_id}},
-                                                 request, codec));
-  return paging::convert_page<Connection>(std::move(rows), from_row);
+  return paging::fetch_page_as<Connection>(
+      db_, paging::rows_of_organization(kColumns, "sso_connections", organization_id), request,
+      codec, from_row);
 }
 
 Status ConnectionStore::update(Connection& c, const std::optional<std::string>& client_secret) {

@@ -462,4 +462,10 @@ Status Db::execute_script(std::string_view script) {
   return flush();
 }
 
+std::string placeholders(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i ? ", ?" : "?";
+  return out;
+}
+
 }  // namespace portcullis::store

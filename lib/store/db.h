@@ -120,4 +120,8 @@ class Db {
   uint64_t connects_ = 0;
 };
 
+// "?, ?, ?": the placeholders of an IN list of `n` values (n > 0), for a statement whose values
+// are bound as Params like any other.
+std::string placeholders(size_t n);
+
 }  // namespace portcullis::store

@@ -15,6 +15,18 @@ test('openapi: documents exactly the routes of the api worker', () => {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.cc'))) {
     const text = readFileSync(path.join(dir, file), 'utf8');
     for (const m of text.matchAll(/app\.add\(\s*"([A-Z]+)",\s*"(\/api\/v1[^"]*)"/g)) routes.add(`${m[1]} ${m[2]}`);
+    // add_collection_routes(app, "<path>", "<id>", {scopes}, {create, list, get, update, remove})
+    // (handlers/api/collection_routes.h): a nullptr handler adds no route.
+    const collection = /add_collection_routes\(\s*app,\s*"(\/api\/v1[^"]*)",\s*"(\w+)",\s*\{[^}]*\},\s*\{([^}]*)\}\)/g;
+    for (const m of text.matchAll(collection)) {
+      const item = `${m[1]}/{${m[2]}}`;
+      const [create, list, get, update, remove] = m[3].split(',').map((h) => h.trim() !== 'nullptr');
+      if (create) routes.add(`POST ${m[1]}`);
+      if (list) routes.add(`GET ${m[1]}`);
+      if (get) routes.add(`GET ${item}`);
+      if (update) routes.add(`PATCH ${item}`);
+      if (remove) routes.add(`DELETE ${item}`);
+    }
   }
   assert.ok(routes.size >= 20, `found ${routes.size} routes`);
   const documented = new Set();

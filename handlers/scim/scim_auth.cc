@@ -1,4 +1,4 @@
-#include "scim/auth.h"
+#include "scim_auth.h"
 
 #include "scim/directory_store.h"
 #include "validation/extractor.h"
