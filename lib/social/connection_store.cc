@@ -3,29 +3,21 @@
 #include "core/ids.h"
 #include "core/time.h"
 #include "format/json.h"
+#include "sso/stored_connection.h"
 
 namespace portcullis::social {
 namespace {
 
-constexpr const char* kColumns =
-    "id, provider, name, enabled, config, secret_sealed IS NOT NULL, create_time, update_time";
-
-std::string aad(const std::string& id) {
-  return "social_connection:" + id + ":client_secret";
-}
+const std::string kColumns = std::string("id, provider, name, enabled, ") + sso::kStoredColumns;
 
 Result<SocialConnection> from_row(const store::Row& r) {
+  PORTCULLIS_ASSIGN_OR_RETURN(sso::StoredColumns stored, sso::read_stored_columns(r, 4));
   SocialConnection c;
   c.id = r.str(0);
   c.provider = r.str(1);
   c.name = r.str(2);
   c.enabled = r.boolean(3);
-  auto config = json::parse(r.str(4));
-  if (!config) return Status::internal("stored social connection configuration is not JSON");
-  read_config(*config, c);
-  c.has_client_secret = r.boolean(5);
-  c.create_time = db_time_to_rfc3339(r.str(6));
-  c.update_time = db_time_to_rfc3339(r.str(7));
+  sso::apply_stored_columns(std::move(stored), c);
   return c;
 }
 
@@ -37,7 +29,9 @@ Status not_found() {
 
 Status SocialConnectionStore::create(SocialConnection& c, const std::string& client_secret) {
   c.id = new_id("soc_");
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string sealed, master_key_.seal(client_secret, aad(c.id)));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      std::string sealed,
+      master_key_.seal(client_secret, sso::secret_aad("social_connection", c.id)));
   c.has_client_secret = true;
   std::string now = db_now();
   PORTCULLIS_RETURN_IF_ERROR(
@@ -84,22 +78,16 @@ Result<std::vector<SocialConnection>> SocialConnectionStore::enabled() {
 
 Status SocialConnectionStore::update(SocialConnection& c,
                                      const std::optional<std::string>& client_secret) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Value sealed,
+      sso::sealed_secret_param(master_key_, client_secret, "social_connection", c.id));
   std::string now = db_now();
-  if (client_secret) {
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string sealed, master_key_.seal(*client_secret, aad(c.id)));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("UPDATE social_connections SET name = ?, enabled = ?, config = ?, "
-                    "secret_sealed = ?, update_time = ? WHERE id = ?",
-                    {c.name, c.enabled, json::write(config_json(c)), sealed, now, c.id})
-            .status());
-    c.has_client_secret = true;
-  } else {
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("UPDATE social_connections SET name = ?, enabled = ?, config = ?, "
-                    "update_time = ? WHERE id = ?",
-                    {c.name, c.enabled, json::write(config_json(c)), now, c.id})
-            .status());
-  }
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("UPDATE social_connections SET name = ?, enabled = ?, config = ?, "
+                  "secret_sealed = COALESCE(?, secret_sealed), update_time = ? WHERE id = ?",
+                  {c.name, c.enabled, json::write(config_json(c)), sealed, now, c.id})
+          .status());
+  if (client_secret) c.has_client_secret = true;
   c.update_time = db_time_to_rfc3339(now);
   return Status::ok();
 }
@@ -119,7 +107,7 @@ Result<std::string> SocialConnectionStore::client_secret(const SocialConnection&
                 "NOT NULL",
                 {c.id}));
   if (rows.empty()) return Status::failed_precondition("the connection has no client secret");
-  return master_key_.open(rows[0].str(0), aad(c.id));
+  return master_key_.open(rows[0].str(0), sso::secret_aad("social_connection", c.id));
 }
 
 }  // namespace portcullis::social

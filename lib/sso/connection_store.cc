@@ -3,31 +3,23 @@
 #include "core/ids.h"
 #include "core/time.h"
 #include "format/json.h"
+#include "sso/stored_connection.h"
 
 namespace portcullis::sso {
 namespace {
 
-constexpr const char* kColumns =
-    "id, organization_id, type, name, state, config, secret_sealed IS NOT NULL, create_time, "
-    "update_time";
-
-std::string aad(const std::string& id) {
-  return "sso_connection:" + id + ":client_secret";
-}
+const std::string kColumns =
+    std::string("id, organization_id, type, name, state, ") + kStoredColumns;
 
 Result<Connection> from_row(const store::Row& r) {
+  PORTCULLIS_ASSIGN_OR_RETURN(StoredColumns stored, read_stored_columns(r, 5));
   Connection c;
   c.id = r.str(0);
   c.organization_id = r.str(1);
   c.type = r.str(2);
   c.name = r.str(3);
   c.state = r.str(4);
-  auto config = json::parse(r.str(5));
-  if (!config) return Status::internal("stored connection configuration is not JSON");
-  read_config(*config, c);
-  c.has_client_secret = r.boolean(6);
-  c.create_time = db_time_to_rfc3339(r.str(7));
-  c.update_time = db_time_to_rfc3339(r.str(8));
+  apply_stored_columns(std::move(stored), c);
   return c;
 }
 
@@ -45,7 +37,8 @@ Status ConnectionStore::create(Connection& c, const std::optional<std::string>& 
   c.id = new_id("conn_");
   store::Value sealed(nullptr);
   if (client_secret) {
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string s, master_key_.seal(*client_secret, aad(c.id)));
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::string s, master_key_.seal(*client_secret, secret_aad("sso_connection", c.id)));
     sealed = std::move(s);
     c.has_client_secret = true;
   }
@@ -85,22 +78,15 @@ Result<paging::Page<Connection>> ConnectionStore::list(const std::string& organi
 }
 
 Status ConnectionStore::update(Connection& c, const std::optional<std::string>& client_secret) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Value sealed, sealed_secret_param(master_key_, client_secret, "sso_connection", c.id));
   std::string now = db_now();
-  if (client_secret) {
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string sealed, master_key_.seal(*client_secret, aad(c.id)));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("UPDATE sso_connections SET name = ?, state = ?, config = ?, "
-                    "secret_sealed = ?, update_time = ? WHERE id = ?",
-                    {c.name, c.state, json::write(config_json(c)), sealed, now, c.id})
-            .status());
-    c.has_client_secret = true;
-  } else {
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("UPDATE sso_connections SET name = ?, state = ?, config = ?, "
-                    "update_time = ? WHERE id = ?",
-                    {c.name, c.state, json::write(config_json(c)), now, c.id})
-            .status());
-  }
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("UPDATE sso_connections SET name = ?, state = ?, config = ?, "
+                  "secret_sealed = COALESCE(?, secret_sealed), update_time = ? WHERE id = ?",
+                  {c.name, c.state, json::write(config_json(c)), sealed, now, c.id})
+          .status());
+  if (client_secret) c.has_client_secret = true;
   c.update_time = db_time_to_rfc3339(now);
   return Status::ok();
 }
@@ -135,7 +121,7 @@ Result<std::string> ConnectionStore::client_secret(const Connection& c) {
                 "NOT NULL",
                 {c.id}));
   if (rows.empty()) return Status::failed_precondition("the connection has no client secret");
-  return master_key_.open(rows[0].str(0), aad(c.id));
+  return master_key_.open(rows[0].str(0), secret_aad("sso_connection", c.id));
 }
 
 }  // namespace portcullis::sso
