@@ -1,5 +1,6 @@
 #include "api_social.h"
 
+#include "collection_routes.h"
 #include "listing.h"
 #include "social/connection_store.h"
 
@@ -79,17 +80,9 @@ Result<http::Response> delete_social(Context& ctx) {
 }  // namespace
 
 void install_social_routes(server::App& app) {
-  server::Auth write{server::AuthKind::kManagementToken, "resources:write"};
-  app.add("POST", "/api/v1/social_connections",
-          server::Route{.handler = create_social, .auth = write});
-  app.add("GET", "/api/v1/social_connections",
-          server::Route{.handler = list_social, .auth = write});
-  app.add("GET", "/api/v1/social_connections/{connection_id}",
-          server::Route{.handler = get_social, .auth = write});
-  app.add("PATCH", "/api/v1/social_connections/{connection_id}",
-          server::Route{.handler = update_social, .auth = write});
-  app.add("DELETE", "/api/v1/social_connections/{connection_id}",
-          server::Route{.handler = delete_social, .auth = write});
+  add_collection_routes(app, "/api/v1/social_connections", "connection_id",
+                        {"resources:write", "resources:write"},
+                        {create_social, list_social, get_social, update_social, delete_social});
 }
 
 }  // namespace portcullis::api_worker

@@ -1,5 +1,6 @@
 #include "api_webhooks.h"
 
+#include "collection_routes.h"
 #include "core/time.h"
 #include "events/event_store.h"
 #include "format/json.h"
@@ -174,15 +175,10 @@ Result<http::Response> list_deliveries(Context& ctx) {
 }  // namespace
 
 void install_webhook_routes(server::App& app) {
-  server::Auth write{server::AuthKind::kManagementToken, "webhooks:write"};
-  app.add("POST", "/api/v1/webhooks", server::Route{.handler = create_webhook, .auth = write});
-  app.add("GET", "/api/v1/webhooks", server::Route{.handler = list_webhooks, .auth = write});
-  app.add("GET", "/api/v1/webhooks/{webhook_id}",
-          server::Route{.handler = get_webhook, .auth = write});
-  app.add("PATCH", "/api/v1/webhooks/{webhook_id}",
-          server::Route{.handler = update_webhook, .auth = write});
-  app.add("DELETE", "/api/v1/webhooks/{webhook_id}",
-          server::Route{.handler = delete_webhook, .auth = write});
+  add_collection_routes(
+      app, "/api/v1/webhooks", "webhook_id", {"webhooks:write", "webhooks:write"},
+      {create_webhook, list_webhooks, get_webhook, update_webhook, delete_webhook});
+  const server::Auth write = management_scope("webhooks:write");
   app.add("POST", "/api/v1/webhooks/{webhook_id}/secret",
           server::Route{.handler = rotate_secret, .auth = write});
   app.add("POST", "/api/v1/webhooks/{webhook_id}/replay",
