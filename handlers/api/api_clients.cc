@@ -48,7 +48,7 @@ Result<http::Response> create_client(Context& ctx) {
                               store.create(name.asString(), scopes));
   Json::Value out = to_json(created.client);
   out["client_secret"] = created.secret;
-  events::Event e = ctx.event("api_client.created");
+  events::Event e = ctx.event(events::type::kApiClientCreated);
   e.client_id = created.client.id;
   e.data["created_by"] = ctx.caller.id;
   ctx.events.add(std::move(e));
@@ -84,7 +84,7 @@ Result<http::Response> delete_client(Context& ctx) {
     }
   }
   PORTCULLIS_RETURN_IF_ERROR(store.remove(c.id));
-  events::Event e = ctx.event("api_client.deleted");
+  events::Event e = ctx.event(events::type::kApiClientDeleted);
   e.client_id = c.id;
   e.data["deleted_by"] = ctx.caller.id;
   ctx.events.add(std::move(e));

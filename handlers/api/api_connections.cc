@@ -13,14 +13,12 @@ namespace {
 
 using server::Context;
 
-void record(Context& ctx, std::string type, const sso::Connection& c) {
-  events::Event e = ctx.event(std::move(type));
-  e.organization_id = c.organization_id;
-  e.data["connection_id"] = c.id;
-  e.data["type"] = c.type;
-  e.data["state"] = c.state;
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
+void record(Context& ctx, const events::EventType& type, const sso::Connection& c) {
+  Json::Value data(Json::objectValue);
+  data["connection_id"] = c.id;
+  data["type"] = c.type;
+  data["state"] = c.state;
+  ctx.record(type, {.organization_id = c.organization_id}, data);
 }
 
 Result<std::string> existing_organization(Context& ctx) {
@@ -78,7 +76,7 @@ Result<http::Response> create_connection(Context& ctx) {
   PORTCULLIS_RETURN_IF_ERROR(sso::apply_body(body, false, c, secret));
   sso::ConnectionStore store = store_of(ctx);
   PORTCULLIS_RETURN_IF_ERROR(store.create(c, secret));
-  record(ctx, "connection.created", c);
+  record(ctx, events::type::kConnectionCreated, c);
   http::Response out = answer(ctx, 201, c);
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/organizations/" + org +
                                  "/connections/" + c.id);
@@ -117,9 +115,9 @@ Result<http::Response> update_connection(Context& ctx) {
   // An active connection is re-tested whenever it changes, so it never stays active broken.
   if (c.state == "active") PORTCULLIS_RETURN_IF_ERROR(test_connection(ctx, c));
   PORTCULLIS_RETURN_IF_ERROR(store.update(c, secret));
-  record(ctx, "connection.updated", c);
-  if (was != "active" && c.state == "active") record(ctx, "connection.activated", c);
-  if (was == "active" && c.state != "active") record(ctx, "connection.deactivated", c);
+  record(ctx, events::type::kConnectionUpdated, c);
+  if (was != "active" && c.state == "active") record(ctx, events::type::kConnectionActivated, c);
+  if (was == "active" && c.state != "active") record(ctx, events::type::kConnectionDeactivated, c);
   return answer(ctx, 200, c);
 }
 
@@ -129,7 +127,7 @@ Result<http::Response> delete_connection(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(sso::Connection c,
                               store.get(org, ctx.request.path_param("connection_id")));
   PORTCULLIS_RETURN_IF_ERROR(store.remove(org, c.id));
-  record(ctx, "connection.deleted", c);
+  record(ctx, events::type::kConnectionDeleted, c);
   return http::Response::empty(204);
 }
 

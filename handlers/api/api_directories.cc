@@ -22,13 +22,11 @@ Json::Value to_json(const Directory& d) {
   return v;
 }
 
-void record(Context& ctx, std::string type, const std::string& organization_id,
+void record(Context& ctx, const events::EventType& type, const std::string& organization_id,
             const std::string& directory_id) {
-  events::Event e = ctx.event(std::move(type));
-  e.organization_id = organization_id;
-  e.data["directory_id"] = directory_id;
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
+  Json::Value data(Json::objectValue);
+  data["directory_id"] = directory_id;
+  ctx.record(type, {.organization_id = organization_id}, data);
 }
 
 Result<http::Response> create_directory(Context& ctx) {
@@ -44,7 +42,7 @@ Result<http::Response> create_directory(Context& ctx) {
   }
   PORTCULLIS_ASSIGN_OR_RETURN(auto created,
                               DirectoryStore(ctx.services.db).create(organization_id, name));
-  record(ctx, "directory.created", organization_id, created.first.id);
+  record(ctx, events::type::kDirectoryCreated, organization_id, created.first.id);
   Json::Value out = to_json(created.first);
   out["token"] = created.second.token;
   http::Response r = http::Response::json(201, out);
@@ -77,7 +75,7 @@ Result<http::Response> rotate_token(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       scim::IssuedToken token,
       DirectoryStore(ctx.services.db).rotate(organization_id, directory_id));
-  record(ctx, "directory.token.rotated", organization_id, directory_id);
+  record(ctx, events::type::kDirectoryTokenRotated, organization_id, directory_id);
   Json::Value out(Json::objectValue);
   out["token"] = token.token;
   out["create_time"] = token.create_time;
@@ -88,7 +86,7 @@ Result<http::Response> delete_directory(Context& ctx) {
   const std::string organization_id = ctx.request.path_param("organization_id");
   const std::string directory_id = ctx.request.path_param("directory_id");
   PORTCULLIS_RETURN_IF_ERROR(DirectoryStore(ctx.services.db).remove(organization_id, directory_id));
-  record(ctx, "directory.deleted", organization_id, directory_id);
+  record(ctx, events::type::kDirectoryDeleted, organization_id, directory_id);
   return http::Response::empty(204);
 }
 

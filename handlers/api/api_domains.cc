@@ -36,14 +36,11 @@ Json::Value to_json(const domains::Domain& d) {
   return v;
 }
 
-void record(Context& ctx, std::string type, const domains::Domain& d, Json::Value data) {
-  events::Event e = ctx.event(std::move(type));
-  e.organization_id = d.organization_id;
-  e.data = std::move(data);
-  e.data["domain_id"] = d.id;
-  e.data["domain"] = d.domain;
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
+// The data every domain event carries, on top of `data`.
+Json::Value domain_data(const domains::Domain& d, Json::Value data) {
+  data["domain_id"] = d.id;
+  data["domain"] = d.domain;
+  return data;
 }
 
 // The organization the path names: 400 for a malformed id, 404 for an unknown one.
@@ -135,7 +132,8 @@ Result<http::Response> create_domain(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(std::string name, read_create(body));
   domains::DomainStore store(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(domains::Domain d, store.create(org, name));
-  record(ctx, "domain.created", d, Json::Value(Json::objectValue));
+  ctx.record(events::type::kDomainCreated, {.organization_id = d.organization_id},
+             domain_data(d, Json::Value(Json::objectValue)));
   http::Response out = http::Response::json(201, to_json(d));
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/organizations/" + org +
                                  "/domains/" + d.id);
@@ -174,7 +172,8 @@ Result<http::Response> verify_domain(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(domains::Domain verified, store.mark_verified(d, by));
   Json::Value data(Json::objectValue);
   data["method"] = verified.verified_by;
-  record(ctx, "domain.verified", verified, data);
+  ctx.record(events::type::kDomainVerified, {.organization_id = verified.organization_id},
+             domain_data(verified, data));
   return http::Response::json(200, to_json(verified));
 }
 
@@ -186,7 +185,8 @@ Result<http::Response> delete_domain(Context& ctx) {
   PORTCULLIS_RETURN_IF_ERROR(store.remove(org, d.id));
   Json::Value data(Json::objectValue);
   data["status"] = d.verified ? "verified" : "pending";
-  record(ctx, "domain.deleted", d, data);
+  ctx.record(events::type::kDomainDeleted, {.organization_id = d.organization_id},
+             domain_data(d, data));
   return http::Response::empty(204);
 }
 

@@ -25,7 +25,7 @@ Result<http::Response> update_environment(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings s, store.get());
   PORTCULLIS_RETURN_IF_ERROR(custom_login::apply_body(body, s));
   PORTCULLIS_RETURN_IF_ERROR(store.put(s));
-  events::Event e = ctx.event("environment.updated");
+  events::Event e = ctx.event(events::type::kEnvironmentUpdated);
   e.data = custom_login::to_json(s);
   e.data["by"] = ctx.caller.id;
   ctx.events.add(std::move(e));
@@ -106,7 +106,7 @@ Result<http::Response> complete_login_request(Context& ctx) {
   if (outcome == Outcome::kUsed) {
     return http::problem(410, Code::kFailedPrecondition, "the login request was completed already");
   }
-  events::Event e = ctx.event("login_request.completed");
+  events::Event e = ctx.event(events::type::kLoginRequestCompleted);
   e.data["by"] = ctx.caller.id;
   if (user.isMember("organization_id")) e.organization_id = user["organization_id"].asString();
   ctx.events.add(std::move(e));

@@ -10,15 +10,6 @@ namespace {
 
 using server::Context;
 
-void record(Context& ctx, std::string type, const std::string& organization_id,
-            const std::string& user_id) {
-  events::Event e = ctx.event(std::move(type));
-  e.organization_id = organization_id;
-  e.user_id = user_id;
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
-}
-
 Result<http::Response> put_membership(Context& ctx) {
   std::string organization_id = ctx.request.path_param("organization_id");
   std::string user_id = ctx.request.path_param("user_id");
@@ -28,8 +19,8 @@ Result<http::Response> put_membership(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       organizations::MembershipStore::Put put,
       organizations::MembershipStore(ctx.services.db).put(organization_id, user_id, fields, "api"));
-  record(ctx, put.created ? "organization.membership.created" : "organization.membership.updated",
-         organization_id, user_id);
+  ctx.record(put.created ? events::type::kMembershipCreated : events::type::kMembershipUpdated,
+             {.organization_id = organization_id, .user_id = user_id});
   Json::Value out = membership_json(put.membership);
   out["user_id"] = put.membership.user_id;
   out["update_time"] = put.membership.update_time;
@@ -41,7 +32,8 @@ Result<http::Response> delete_membership(Context& ctx) {
   std::string user_id = ctx.request.path_param("user_id");
   PORTCULLIS_RETURN_IF_ERROR(
       organizations::MembershipStore(ctx.services.db).remove(organization_id, user_id));
-  record(ctx, "organization.membership.deleted", organization_id, user_id);
+  ctx.record(events::type::kMembershipDeleted,
+             {.organization_id = organization_id, .user_id = user_id});
   return http::Response::empty(204);
 }
 

@@ -53,21 +53,13 @@ Result<organizations::OrganizationFields> read_fields(const Json::Value& body) {
   return f;
 }
 
-void record(Context& ctx, std::string type, const Organization& o, Json::Value data) {
-  events::Event e = ctx.event(std::move(type));
-  e.organization_id = o.id;
-  e.data = std::move(data);
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
-}
-
 Result<http::Response> create_organization(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(auto fields, read_fields(body));
   PORTCULLIS_ASSIGN_OR_RETURN(Organization o, OrganizationStore(ctx.services.db).create(fields));
   Json::Value data(Json::objectValue);
   data["display_name"] = o.display_name;
-  record(ctx, "organization.created", o, data);
+  ctx.record(events::type::kOrganizationCreated, {.organization_id = o.id}, data);
   http::Response out = http::Response::json(201, to_json(o));
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/organizations/" + o.id);
   return out;
@@ -111,7 +103,7 @@ Result<http::Response> update_organization(Context& ctx) {
   Json::Value data(Json::objectValue);
   data["fields"] = Json::Value(Json::arrayValue);
   for (const auto& key : body.getMemberNames()) data["fields"].append(key);
-  record(ctx, "organization.updated", o, data);
+  ctx.record(events::type::kOrganizationUpdated, {.organization_id = o.id}, data);
   return http::Response::json(200, to_json(o));
 }
 
@@ -121,7 +113,7 @@ Result<http::Response> delete_organization(Context& ctx) {
   PORTCULLIS_RETURN_IF_ERROR(store.remove(o.id));
   Json::Value data(Json::objectValue);
   data["display_name"] = o.display_name;
-  record(ctx, "organization.deleted", o, data);
+  ctx.record(events::type::kOrganizationDeleted, {.organization_id = o.id}, data);
   return http::Response::empty(204);
 }
 

@@ -31,12 +31,9 @@ Result<http::Response> create_client(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       oauth::RegisteredClient client,
       clients.register_from_request(oauth::ClientInfo::Kind::kPreregistered, resource, body));
-  events::Event e = ctx.event("client.registered");
-  e.resource_id = resource.id;
-  e.client_id = client.client_id;
-  e.data = oauth::registration_event_data(client);
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
+  ctx.record(events::type::kClientRegistered,
+             {.resource_id = resource.id, .client_id = client.client_id},
+             oauth::registration_event_data(client));
   return http::Response::json(201, to_json(client));
 }
 
@@ -56,11 +53,7 @@ Result<http::Response> delete_client(Context& ctx) {
   const std::string client_id = ctx.request.path_param("client_id");
   oauth::ClientStore clients(ctx.services.db);
   PORTCULLIS_RETURN_IF_ERROR(clients.remove(resource.id, client_id));
-  events::Event e = ctx.event("client.deleted");
-  e.resource_id = resource.id;
-  e.client_id = client_id;
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
+  ctx.record(events::type::kClientDeleted, {.resource_id = resource.id, .client_id = client_id});
   return http::Response::empty(204);
 }
 

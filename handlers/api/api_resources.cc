@@ -103,14 +103,6 @@ oauth::ResourceStore resource_store(Context& ctx) {
   return oauth::ResourceStore(ctx.services.db, ctx.services.config.max_token_lifetime_seconds);
 }
 
-void record(Context& ctx, std::string type, const oauth::Resource& r, Json::Value data) {
-  events::Event e = ctx.event(std::move(type));
-  e.resource_id = r.id;
-  e.data = std::move(data);
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
-}
-
 Result<http::Response> create_resource(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::ResourceFields fields, read_fields(body));
@@ -118,7 +110,7 @@ Result<http::Response> create_resource(Context& ctx) {
   Json::Value data(Json::objectValue);
   data["name"] = r.name;
   data["server_url"] = r.server_url;
-  record(ctx, "resource.created", r, data);
+  ctx.record(events::type::kResourceCreated, {.resource_id = r.id}, data);
   http::Response out = http::Response::json(201, to_json(r));
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/resources/" + r.id);
   return out;
@@ -148,7 +140,7 @@ Result<http::Response> update_resource(Context& ctx) {
   Json::Value data(Json::objectValue);
   data["fields"] = Json::Value(Json::arrayValue);
   for (const auto& key : body.getMemberNames()) data["fields"].append(key);
-  record(ctx, "resource.updated", r, data);
+  ctx.record(events::type::kResourceUpdated, {.resource_id = r.id}, data);
   return http::Response::json(200, to_json(r));
 }
 
@@ -159,7 +151,7 @@ Result<http::Response> delete_resource(Context& ctx) {
   Json::Value data(Json::objectValue);
   data["name"] = r.name;
   data["server_url"] = r.server_url;
-  record(ctx, "resource.deleted", r, data);
+  ctx.record(events::type::kResourceDeleted, {.resource_id = r.id}, data);
   return http::Response::empty(204);
 }
 

@@ -1,5 +1,6 @@
 #include "api_social.h"
 
+#include "collection_routes.h"
 #include "listing.h"
 #include "social/connection_store.h"
 
@@ -9,8 +10,8 @@ namespace {
 using server::Context;
 using social::SocialConnection;
 
-void record(Context& ctx, std::string type, const SocialConnection& c) {
-  events::Event e = ctx.event(std::move(type));
+void record(Context& ctx, const events::EventType& type, const SocialConnection& c) {
+  events::Event e = ctx.event(type);
   e.data["connection_id"] = c.id;
   e.data["provider"] = c.provider;
   e.data["enabled"] = c.enabled;
@@ -32,7 +33,7 @@ Result<http::Response> create_social(Context& ctx) {
   std::optional<std::string> secret;
   PORTCULLIS_RETURN_IF_ERROR(social::apply_body(body, false, c, secret));
   PORTCULLIS_RETURN_IF_ERROR(store_of(ctx).create(c, secret.value_or("")));
-  record(ctx, "social_connection.created", c);
+  record(ctx, events::type::kSocialConnectionCreated, c);
   http::Response out = answer(ctx, 201, c);
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/social_connections/" + c.id);
   return out;
@@ -63,7 +64,7 @@ Result<http::Response> update_social(Context& ctx) {
   std::optional<std::string> secret;
   PORTCULLIS_RETURN_IF_ERROR(social::apply_body(body, true, c, secret));
   PORTCULLIS_RETURN_IF_ERROR(store.update(c, secret));
-  record(ctx, "social_connection.updated", c);
+  record(ctx, events::type::kSocialConnectionUpdated, c);
   return answer(ctx, 200, c);
 }
 
@@ -72,24 +73,16 @@ Result<http::Response> delete_social(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(SocialConnection c,
                               store.get(ctx.request.path_param("connection_id")));
   PORTCULLIS_RETURN_IF_ERROR(store.remove(c.id));
-  record(ctx, "social_connection.deleted", c);
+  record(ctx, events::type::kSocialConnectionDeleted, c);
   return http::Response::empty(204);
 }
 
 }  // namespace
 
 void install_social_routes(server::App& app) {
-  server::Auth write{server::AuthKind::kManagementToken, "resources:write"};
-  app.add("POST", "/api/v1/social_connections",
-          server::Route{.handler = create_social, .auth = write});
-  app.add("GET", "/api/v1/social_connections",
-          server::Route{.handler = list_social, .auth = write});
-  app.add("GET", "/api/v1/social_connections/{connection_id}",
-          server::Route{.handler = get_social, .auth = write});
-  app.add("PATCH", "/api/v1/social_connections/{connection_id}",
-          server::Route{.handler = update_social, .auth = write});
-  app.add("DELETE", "/api/v1/social_connections/{connection_id}",
-          server::Route{.handler = delete_social, .auth = write});
+  add_collection_routes(app, "/api/v1/social_connections", "connection_id",
+                        {"resources:write", "resources:write"},
+                        {create_social, list_social, get_social, update_social, delete_social});
 }
 
 }  // namespace portcullis::api_worker

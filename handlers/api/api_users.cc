@@ -86,19 +86,11 @@ Result<Json::Value> full_json(Context& ctx, const User& u) {
                          identities);
 }
 
-void record(Context& ctx, std::string type, const User& u, Json::Value data) {
-  events::Event e = ctx.event(std::move(type));
-  e.user_id = u.id;
-  e.data = std::move(data);
-  e.data["by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
-}
-
 Result<http::Response> create_user(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(identity::UserFields fields, read_user_fields(body));
   PORTCULLIS_ASSIGN_OR_RETURN(User u, UserStore(ctx.services.db).create(fields));
-  record(ctx, "user.created", u, Json::Value(Json::objectValue));
+  ctx.record(events::type::kUserCreated, {.user_id = u.id});
   http::Response out = http::Response::json(201, user_json(u, {}));
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/users/" + u.id);
   return out;
@@ -120,9 +112,8 @@ Result<http::Response> update_user(Context& ctx) {
   Json::Value data(Json::objectValue);
   data["fields"] = Json::Value(Json::arrayValue);
   for (const auto& key : body.getMemberNames()) data["fields"].append(key);
-  record(ctx, "user.updated", u, data);
-  if (before.active && !u.active)
-    record(ctx, "user.deactivated", u, Json::Value(Json::objectValue));
+  ctx.record(events::type::kUserUpdated, {.user_id = u.id}, data);
+  if (before.active && !u.active) ctx.record(events::type::kUserDeactivated, {.user_id = u.id});
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value out, full_json(ctx, u));
   return http::Response::json(200, out);
 }
@@ -131,7 +122,7 @@ Result<http::Response> delete_user(Context& ctx) {
   UserStore store(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(User u, store.get(ctx.request.path_param("user_id")));
   PORTCULLIS_RETURN_IF_ERROR(store.remove(u.id));
-  record(ctx, "user.deleted", u, Json::Value(Json::objectValue));
+  ctx.record(events::type::kUserDeleted, {.user_id = u.id});
   return http::Response::empty(204);
 }
 

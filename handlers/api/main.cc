@@ -4,12 +4,14 @@
 #include "api_directories.h"
 #include "api_domains.h"
 #include "api_environment.h"
+#include "api_events.h"
 #include "api_memberships.h"
 #include "api_organizations.h"
 #include "api_resource_clients.h"
 #include "api_resources.h"
 #include "api_social.h"
 #include "api_users.h"
+#include "api_webhooks.h"
 #include "server/bearer_auth.h"
 #include "server/worker_main.h"
 
@@ -27,6 +29,8 @@ void install_routes(server::App& app) {
   api_worker::install_domain_routes(app);
   api_worker::install_connection_routes(app);
   api_worker::install_directory_routes(app);
+  api_worker::install_event_routes(app);
+  api_worker::install_webhook_routes(app);
   api_worker::install_social_routes(app);
   api_worker::install_environment_routes(app);
 }

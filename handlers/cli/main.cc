@@ -7,6 +7,7 @@
 //   portcullis [--config FILE] clients create --name NAME --scopes a,b | clients list
 //                                          | clients delete ID
 //   portcullis [--config FILE] oauth-clients prune [--older-than SECONDS] [--resource RES_ID]
+//   portcullis [--config FILE] events prune [--older-than SECONDS] [--batch N]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "core/time.h"
 #include "crypto/aead.h"
 #include "doctor.h"
+#include "events/event_store.h"
 #include "format/scope_list.h"
 #include "keys/key_store.h"
 #include "log/log.h"
@@ -47,7 +49,11 @@ constexpr const char* kUsage =
     "  oauth-clients prune [--older-than SECONDS] [--resource RES_ID]\n"
     "                               delete DCR clients (of one resource, or all) unused for\n"
     "                               SECONDS (default PORTCULLIS_DCR_CLIENT_RETENTION_SECONDS)\n"
-    "                               that no live grant names; prints how many\n";
+    "                               that no live grant names; prints how many\n"
+    "  events prune [--older-than SECONDS] [--batch N]\n"
+    "                               delete events older than SECONDS (default\n"
+    "                               PORTCULLIS_EVENT_RETENTION_SECONDS, 90 days), N rows per\n"
+    "                               statement (default 1000); prints how many\n";
 
 int fail(const Status& st) {
   std::fprintf(stderr, "portcullis: %s\n", st.to_string().c_str());
@@ -203,6 +209,36 @@ int cmd_oauth_clients(Env& env, const std::vector<std::string>& args) {
   return 0;
 }
 
+// Retention of the audit trail: small DELETE batches (each its own statement, a short lock on
+// at most N rows), oldest first, until nothing older than the cutoff is left.
+int cmd_events(Env& env, const std::vector<std::string>& args) {
+  if (args.empty() || args[0] != "prune" || args.size() % 2 == 0) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  int64_t retention = env.config.event_retention_seconds;
+  int64_t batch = 1000;
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    const std::string& v = args[i + 1];
+    bool number =
+        !v.empty() && v.size() <= 12 && v.find_first_not_of("0123456789") == std::string::npos;
+    if (args[i] == "--older-than" && number) {
+      retention = std::stoll(v);
+    } else if (args[i] == "--batch" && number && std::stoll(v) >= 1 && std::stoll(v) <= 100000) {
+      batch = std::stoll(v);
+    } else {
+      std::fputs(kUsage, stderr);
+      return 2;
+    }
+  }
+  std::string cutoff = unix_to_rfc3339(unix_now() - retention);  // "YYYY-MM-DDTHH:MM:SSZ"
+  cutoff = cutoff.substr(0, 10) + " " + cutoff.substr(11, 8);
+  auto pruned = events::EventStore(env.db).prune_before(cutoff, static_cast<int>(batch));
+  if (!pruned) return fail(pruned.status());
+  std::printf("%lld\n", static_cast<long long>(*pruned));
+  return 0;
+}
+
 }  // namespace
 }  // namespace portcullis
 
@@ -234,6 +270,7 @@ int main(int argc, char** argv) {
   if (command == "keys") return cmd_keys(env, rest);
   if (command == "clients") return cmd_clients(env, rest);
   if (command == "oauth-clients") return cmd_oauth_clients(env, rest);
+  if (command == "events") return cmd_events(env, rest);
   std::fputs(kUsage, stderr);
   return 2;
 }

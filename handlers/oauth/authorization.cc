@@ -132,7 +132,7 @@ class AuthorizationFlow final : public LoginFlow {
     if (request.user_id.empty()) return Status::failed_precondition("nobody has signed in yet");
     if (!allow) {
       PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, unix_now()));
-      events::Event e = ctx.event("consent.denied");
+      events::Event e = ctx.event(events::type::kConsentDenied);
       e.user_id = request.user_id;
       e.client_id = request.client_id;
       e.resource_id = request.resource_id;
@@ -143,7 +143,7 @@ class AuthorizationFlow final : public LoginFlow {
     ConsentStore consents(services_.db);
     PORTCULLIS_RETURN_IF_ERROR(
         consents.remember(request.user_id, request.client_id, request.resource_id, request.scopes));
-    events::Event e = ctx.event("consent.granted");
+    events::Event e = ctx.event(events::type::kConsentGranted);
     e.user_id = request.user_id;
     e.client_id = request.client_id;
     e.resource_id = request.resource_id;

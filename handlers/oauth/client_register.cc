@@ -38,7 +38,7 @@ Result<http::Response> client_register(Context& ctx) {
       oauth::RegisteredClient client,
       clients.register_from_request(oauth::ClientInfo::Kind::kDcr, resource, *body));
 
-  events::Event e = ctx.event("client.registered");
+  events::Event e = ctx.event(events::type::kClientRegistered);
   e.resource_id = resource.id;
   e.client_id = client.client_id;
   e.data = oauth::registration_event_data(client);

@@ -42,8 +42,8 @@ std::string browser_cookie(const server::Context& ctx, const std::string& value)
 
 http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
                       const std::string& reason, int status, const std::string& message) {
-  events::Event e =
-      login ? login_event(ctx, *login, "user.login.failed", "") : ctx.event("user.login.failed");
+  events::Event e = login ? login_event(ctx, *login, events::type::kUserLoginFailed, "")
+                          : ctx.event(events::type::kUserLoginFailed);
   e.data["method"] = "custom";
   e.data["reason"] = reason;
   ctx.events.add(std::move(e));

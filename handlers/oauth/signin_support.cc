@@ -83,8 +83,8 @@ std::string resource_name(oauth::LoginFlow& flow, const oauth::LoginRequest& log
 }
 
 events::Event login_event(const server::Context& ctx, const oauth::LoginRequest& login,
-                          std::string type, const std::string& user_id) {
-  events::Event e = ctx.event(std::move(type));
+                          const events::EventType& type, const std::string& user_id) {
+  events::Event e = ctx.event(type);
   e.client_id = login.client_id;
   e.resource_id = login.resource_id;
   e.user_id = user_id;
@@ -95,7 +95,7 @@ events::Event login_event(const server::Context& ctx, const oauth::LoginRequest&
 void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login,
                           const std::string& reason, const std::string& email) {
   // The reason and the address tried, never the code or a link token.
-  events::Event e = login_event(ctx, login, "user.login.failed", "");
+  events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, "");
   e.data["reason"] = reason;
   e.data["method"] = "email";
   if (!email.empty()) e.data["email"] = email;
@@ -128,7 +128,7 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
     return user.status();
   }
   if (!user->active) {
-    events::Event e = login_event(ctx, login, "user.login.failed", user->id);
+    events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, user->id);
     e.data["reason"] = "user_inactive";
     e.data["method"] = method;
     with_data(e);
@@ -140,7 +140,7 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
   identity::SessionStore sessions(ctx.services.db, ctx.services.config);
   PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user->id, now, ctx.request, now));
   auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user->id, now);
-  events::Event e = login_event(ctx, login, "user.login.succeeded", user->id);
+  events::Event e = login_event(ctx, login, events::type::kUserLoginSucceeded, user->id);
   e.data["method"] = method;
   with_data(e);
   ctx.events.add(std::move(e));

@@ -55,7 +55,7 @@ std::string resource_name(oauth::LoginFlow& flow, const oauth::LoginRequest& log
 
 // An event about this login request (client, resource and, when known, user filled in).
 events::Event login_event(const server::Context& ctx, const oauth::LoginRequest& login,
-                          std::string type, const std::string& user_id);
+                          const events::EventType& type, const std::string& user_id);
 void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login,
                           const std::string& reason, const std::string& email);
 

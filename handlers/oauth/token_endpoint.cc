@@ -125,7 +125,7 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
         oauth::grant_client_credentials(ctx.services.keys, ctx.services.config, *caller,
                                         form.get("scope"), now, dpop_jkt));
     telemetry::count(telemetry::Counter::kTokensIssuedClientCredentials);
-    events::Event e = ctx.event("token.issued");
+    events::Event e = ctx.event(events::type::kTokenIssued);
     e.client_id = issued.client_id;
     e.data["grant_type"] = "client_credentials";
     e.data["scope"] = issued.scope;

@@ -73,8 +73,8 @@ Result<http::Response> create_user(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, read_body(ctx));
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value attributes, scim::read_user(body));
   PORTCULLIS_ASSIGN_OR_RETURN(scim::ScimUser u, store_of(ctx).create_user(attributes));
-  record(ctx, "scim.user.created", u.id);
-  if (!u.active) record(ctx, "scim.user.deactivated", u.id);
+  record(ctx, events::type::kScimUserCreated, u.id);
+  if (!u.active) record(ctx, events::type::kScimUserDeactivated, u.id);
   return user_response(ctx, 201, u);
 }
 
@@ -90,7 +90,8 @@ Result<http::Response> get_user(Context& ctx) {
 
 void record_change(Context& ctx, const scim::UserChange& c) {
   if (!c.changed) return;
-  record(ctx, c.deactivated ? "scim.user.deactivated" : "scim.user.updated", c.user.id);
+  record(ctx, c.deactivated ? events::type::kScimUserDeactivated : events::type::kScimUserUpdated,
+         c.user.id);
 }
 
 Result<http::Response> replace_user(Context& ctx) {
@@ -115,7 +116,7 @@ Result<http::Response> delete_user(Context& ctx) {
   const std::string id = ctx.request.path_param("id");
   Status st = store_of(ctx).delete_user(id, if_match(ctx));
   if (!st.is_ok()) return failure(st);
-  record(ctx, "scim.user.deleted", id);
+  record(ctx, events::type::kScimUserDeleted, id);
   return http::Response::empty(204);
 }
 
@@ -142,7 +143,7 @@ Result<http::Response> create_group(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(scim::ScimGroup g, store_of(ctx).create_group(input));
   Json::Value data(Json::objectValue);
   data["group_id"] = g.id;
-  record(ctx, "scim.group.created", "", data);
+  record(ctx, events::type::kScimGroupCreated, "", data);
   return group_response(ctx, 201, g);
 }
 
@@ -162,7 +163,7 @@ Result<http::Response> group_written(Context& ctx, const scim::GroupChange& chan
   if (change.changed) {
     Json::Value data(Json::objectValue);
     data["group_id"] = change.group.id;
-    record(ctx, "scim.group.updated", "", data);
+    record(ctx, events::type::kScimGroupUpdated, "", data);
   }
   // Entra expects 204 for a group PATCH; a body only when the caller asks for attributes.
   if (patch && !ctx.request.query.has("attributes") &&
@@ -203,7 +204,7 @@ Result<http::Response> delete_group(Context& ctx) {
   if (!st.is_ok()) return failure(st);
   Json::Value data(Json::objectValue);
   data["group_id"] = id;
-  record(ctx, "scim.group.deleted", "", data);
+  record(ctx, events::type::kScimGroupDeleted, "", data);
   return http::Response::empty(204);
 }
 

@@ -206,8 +206,9 @@ Json::Value list_response(int64_t total, int64_t start_index, Json::Value resour
   return v;
 }
 
-void record(server::Context& ctx, std::string type, const std::string& user_id, Json::Value data) {
-  events::Event e = ctx.event(std::move(type));
+void record(server::Context& ctx, const events::EventType& type, const std::string& user_id,
+            Json::Value data) {
+  events::Event e = ctx.event(type);
   e.organization_id = ctx.caller.organization_id;
   e.user_id = user_id;
   e.data = std::move(data);

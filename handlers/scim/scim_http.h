@@ -41,7 +41,7 @@ Json::Value render_user(const scim::ScimUser& u, const std::string& base);
 Json::Value render_group(const scim::ScimGroup& g, const std::string& base);
 Json::Value list_response(int64_t total, int64_t start_index, Json::Value resources);
 
-void record(server::Context& ctx, std::string type, const std::string& user_id,
+void record(server::Context& ctx, const events::EventType& type, const std::string& user_id,
             Json::Value data = Json::Value(Json::objectValue));
 
 }  // namespace portcullis::scim_worker

@@ -54,8 +54,9 @@ http::Response refuse(server::Context& ctx, const oauth::LoginRequest* login,
                       const std::string& connection_id, const std::string& organization_id,
                       const std::string& reason, const std::string& detail,
                       const std::string& method) {
-  events::Event e = login ? oauth_worker::login_event(ctx, *login, "user.login.failed", "")
-                          : ctx.event("user.login.failed");
+  events::Event e = login
+                        ? oauth_worker::login_event(ctx, *login, events::type::kUserLoginFailed, "")
+                        : ctx.event(events::type::kUserLoginFailed);
   e.organization_id = organization_id;
   e.data["method"] = method;
   e.data["reason"] = reason;

@@ -255,6 +255,43 @@ Result<Config> from_settings(const Settings& s) {
   PORTCULLIS_ASSIGN_OR_RETURN(c.dpop_iat_leeway_seconds,
                               parse_int(s, "PORTCULLIS_DPOP_IAT_LEEWAY_SECONDS", 60, 1, 3600));
   PORTCULLIS_RETURN_IF_ERROR(load_smtp(s, c.smtp));
+  if (const std::string schedule = get(s, "PORTCULLIS_WEBHOOK_RETRY_SCHEDULE"); !schedule.empty()) {
+    c.webhooks.retry_schedule_seconds.clear();
+    for (std::string_view rest = schedule; !rest.empty();) {
+      size_t comma = rest.find(',');
+      std::string item = trim(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      char* end = nullptr;
+      long long v = item.empty() ? -1 : std::strtoll(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || v < 1 || v > 7 * 86400) {
+        return Status::invalid_argument(
+            "PORTCULLIS_WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 "
+            "waits in seconds (1..604800)");
+      }
+      c.webhooks.retry_schedule_seconds.push_back(v);
+    }
+    if (c.webhooks.retry_schedule_seconds.size() > 20) {
+      return Status::invalid_argument("PORTCULLIS_WEBHOOK_RETRY_SCHEDULE has more than 20 waits");
+    }
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.webhooks.disable_after_seconds,
+      parse_int(s, "PORTCULLIS_WEBHOOK_DISABLE_AFTER_SECONDS", 86400, 1, 30 * 86400));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.webhooks.timeout_ms,
+                              parse_int(s, "PORTCULLIS_WEBHOOK_TIMEOUT_MS", 10000, 100, 60000));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.webhooks.poll_ms,
+                              parse_int(s, "PORTCULLIS_WEBHOOK_POLL_MS", 1000, 10, 60000));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.webhooks.lease_seconds,
+                              parse_int(s, "PORTCULLIS_WEBHOOK_LEASE_SECONDS", 60, 5, 3600));
+  PORTCULLIS_ASSIGN_OR_RETURN(int64_t webhook_batch,
+                              parse_int(s, "PORTCULLIS_WEBHOOK_BATCH", 50, 1, 1000));
+  c.webhooks.batch = static_cast<int>(webhook_batch);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.webhooks.secret_overlap_seconds,
+      parse_int(s, "PORTCULLIS_WEBHOOK_SECRET_OVERLAP_SECONDS", 86400, 0, 30 * 86400));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.event_retention_seconds,
+      parse_int(s, "PORTCULLIS_EVENT_RETENTION_SECONDS", 90 * 86400, 60, 3650 * 86400LL));
   c.demo_resource_id = get(s, "PORTCULLIS_DEMO_RESOURCE_ID");
   if (!c.demo_resource_id.empty() && c.demo_resource_id.rfind("res_", 0) != 0) {
     return Status::invalid_argument("PORTCULLIS_DEMO_RESOURCE_ID must be a resource id (res_...)");

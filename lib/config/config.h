@@ -104,6 +104,22 @@ struct Config {
   // server URL is its own URL and the audience of the tokens it accepts. Empty elsewhere.
   std::string demo_resource_id;
 
+  // Events and webhooks (docs/events.md).
+  struct Webhooks {
+    // Seconds to wait after each failed attempt: the n-th failure waits schedule[n-1] (± 20 %
+    // jitter); after the last one the delivery is given up. 5 s … 10 h, 8 attempts by default.
+    std::vector<int64_t> retry_schedule_seconds = {5, 60, 300, 1800, 7200, 18000, 36000};
+    // An endpoint failing (no 2xx) continuously this long is disabled (event webhook.disabled).
+    int64_t disable_after_seconds = 86400;
+    int64_t timeout_ms = 10000;              // one attempt, name lookup to last byte
+    int64_t poll_ms = 1000;                  // how often an idle delivery process looks for work
+    int64_t lease_seconds = 60;              // a claimed delivery is due again after this (crashes)
+    int batch = 50;                          // deliveries claimed per round
+    int64_t secret_overlap_seconds = 86400;  // default overlap of a secret rotation
+  } webhooks;
+  // Events older than this are deleted by `portcullis events prune`.
+  int64_t event_retention_seconds = 90 * 86400;
+
   bool is_local() const { return mode == "local"; }
 };
 

@@ -11,12 +11,24 @@
 #include <vector>
 
 #include "core/status.h"
+#include "events/types.h"
 #include "store/db.h"
 
 namespace portcullis::events {
 
+// Who an event is about, besides where it came from (ip, user agent).
+struct Subjects {
+  std::string organization_id;
+  std::string user_id;
+  std::string resource_id;
+  std::string client_id;
+};
+
 struct Event {
-  std::string type;  // "token.issued", "user.login.succeeded", ...
+  // An event of a declared type (types.def) with nothing else filled in.
+  static Event of(const EventType& type, Subjects subjects = {});
+
+  std::string type;  // a declared EventType's name: "token.issued", "user.login.succeeded", ...
   std::string organization_id;
   std::string user_id;
   std::string resource_id;
@@ -33,6 +45,8 @@ class Recorder {
  public:
   static constexpr size_t kRowsPerInsert = 100;
 
+  // Stamps and queues an event. Its type must be declared (types.def) and its data members
+  // declared for that type: anything else is logged as a programming error (and still kept).
   void add(Event event);
   bool empty() const { return pending_.empty(); }
   size_t size() const { return pending_.size(); }
@@ -41,12 +55,24 @@ class Recorder {
     return !pending_.empty() &&
            (pending_.size() >= rows || std::chrono::steady_clock::now() - oldest_ >= age);
   }
+  // Drops the events added after the first `mark` (those of a change that was rolled back).
+  void truncate(size_t mark) {
+    if (mark < pending_.size()) pending_.resize(mark);
+  }
+  // Writes the events added after the first `mark`, with their webhook deliveries, and takes
+  // them out of the batch. Called inside the transaction of the change they describe
+  // (server::App runs management API and SCIM writes that way), it joins it: the change, its
+  // events and its outbox rows commit together or not at all.
+  Status write_since(store::Db& db, size_t mark);
   // Writes every pending event and clears the batch. On a
   // database failure the events are kept for the next flush, up to a bound, then dropped with
   // a log line: an outage must not grow a worker's memory without limit.
   Status flush(store::Db& db);
 
  private:
+  // Inserts pending_[begin, end) and their deliveries in one transaction.
+  Status insert(store::Db& db, size_t begin, size_t end) const;
+
   std::vector<Event> pending_;
   std::chrono::steady_clock::time_point oldest_;
 };

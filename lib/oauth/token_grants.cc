@@ -66,8 +66,8 @@ Status user_can_hold_tokens(server::Services& services, const std::string& user_
   return Status::ok();
 }
 
-events::Event token_event(server::Context& ctx, std::string type, const Grant& grant) {
-  events::Event e = ctx.event(std::move(type));
+events::Event token_event(server::Context& ctx, const events::EventType& type, const Grant& grant) {
+  events::Event e = ctx.event(type);
   e.user_id = grant.user_id;
   e.client_id = grant.client_id;
   e.resource_id = grant.resource_id;
@@ -78,8 +78,8 @@ events::Event token_event(server::Context& ctx, std::string type, const Grant& g
 // The event of a successful grant, and the client's last use (which keeps DCR clients from
 // being pruned while they are in use).
 void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const Grant& grant,
-                          const UserTokens& out, const char* type, const char* grant_type,
-                          const std::string& dpop_jkt) {
+                          const UserTokens& out, const events::EventType& type,
+                          const char* grant_type, const std::string& dpop_jkt) {
   telemetry::count(std::string_view(grant_type) == "refresh_token"
                        ? telemetry::Counter::kTokensRefreshed
                        : telemetry::Counter::kTokensIssuedCode);
@@ -179,7 +179,7 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   if (!st.is_ok()) return st;
   if (replayed_grant) {
     telemetry::count(telemetry::Counter::kCodeReplayDetected);
-    events::Event e = ctx.event("token.revoked");
+    events::Event e = ctx.event(events::type::kTokenRevoked);
     e.client_id = client.client_id;
     e.data["grant_id"] = *replayed_grant;
     e.data["reason"] = "code_replay";
@@ -190,7 +190,8 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, "token.issued", "authorization_code", dpop_jkt);
+  record_tokens_issued(ctx, client, grant, out, events::type::kTokenIssued, "authorization_code",
+                       dpop_jkt);
   return out;
 }
 
@@ -218,7 +219,7 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
     // A rotated-out token came back: one of the two holders is not the client.
     telemetry::count(telemetry::Counter::kRefreshReuseDetected);
     PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant.id, "refresh_reuse", now));
-    ctx.events.add(token_event(ctx, "token.refresh_reuse_detected", grant));
+    ctx.events.add(token_event(ctx, events::type::kTokenRefreshReuseDetected, grant));
     return invalid_grant("the refresh token was already used; the grant is revoked");
   };
   if (grant.client_id != client.client_id) {
@@ -270,7 +271,8 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, "token.refreshed", "refresh_token", dpop_jkt);
+  record_tokens_issued(ctx, client, grant, out, events::type::kTokenRefreshed, "refresh_token",
+                       dpop_jkt);
   return out;
 }
 

@@ -106,7 +106,7 @@ Status revoke(server::Context& ctx, const ClientInfo& client, const std::string&
     if (!refresh) return false;
     if (refresh->grant.client_id != client.client_id) return true;  // not theirs: silently ignored
     PORTCULLIS_RETURN_IF_ERROR(grants.revoke(refresh->grant.id, "revoked_by_client", now));
-    events::Event e = ctx.event("token.revoked");
+    events::Event e = ctx.event(events::type::kTokenRevoked);
     e.client_id = client.client_id;
     e.user_id = refresh->grant.user_id;
     e.resource_id = refresh->grant.resource_id;
@@ -126,7 +126,7 @@ Status revoke(server::Context& ctx, const ClientInfo& client, const std::string&
       return true;
     }
     PORTCULLIS_RETURN_IF_ERROR(grants.revoke_access_token(jti->asString(), exp->asInt64(), now));
-    events::Event e = ctx.event("token.revoked");
+    events::Event e = ctx.event(events::type::kTokenRevoked);
     e.client_id = client.client_id;
     e.data["jti"] = jti->asString();
     e.data["token_type"] = "access_token";

@@ -177,7 +177,10 @@ std::string Response::header(std::string_view name) const {
   return joined;
 }
 
-Result<Response> https_get(std::string_view url_text, const Options& options) {
+namespace {
+
+Result<Response> perform(std::string_view url_text, const PostRequest* post,
+                         const Options& options) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const auto deadline = started + options.timeout;
@@ -243,6 +246,16 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
   if (options.form_body && !append(headers, "Content-Type: application/x-www-form-urlencoded")) {
     return Status::internal("out of memory");
   }
+  if (post) {
+    // No "Expect: 100-continue" round trip; the body goes with the request.
+    if (!append(headers, "Content-Type: " + std::string(post->content_type)) ||
+        !append(headers, "Expect:")) {
+      return Status::internal("out of memory");
+    }
+    for (const auto& [name, value] : post->headers) {
+      if (!append(headers, name + ": " + value)) return Status::internal("out of memory");
+    }
+  }
 
   Transfer transfer;
   transfer.checked = &addresses;
@@ -256,7 +269,7 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
   bool ok = set(h, CURLOPT_URL, url_string.c_str()) &&
             set(h, CURLOPT_PROTOCOLS_STR, plain_http ? "http" : "https") &&
             set(h, CURLOPT_REDIR_PROTOCOLS_STR, "https") && set(h, CURLOPT_FOLLOWLOCATION, 0L) &&
-            set(h, CURLOPT_MAXREDIRS, 0L) && set(h, CURLOPT_HTTPGET, 1L) &&
+            set(h, CURLOPT_MAXREDIRS, 0L) &&
             // An empty proxy overrides https_proxy & co. from the environment: a proxy would make
             // the connection, and the address checks above, someone else's.
             set(h, CURLOPT_PROXY, "") && set(h, CURLOPT_NOSIGNAL, 1L) &&
@@ -265,12 +278,19 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
             set(h, CURLOPT_TIMEOUT_MS, static_cast<long>(remaining.count())) &&
             set(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_timeout.count())) &&
             set(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_body_bytes)) &&
-            set(h, CURLOPT_USERAGENT, "Portcullis/0.1 (outbound fetch)") &&
+            set(h, CURLOPT_USERAGENT,
+                post ? "Portcullis-Webhooks/0.1" : "Portcullis/0.1 (outbound fetch)") &&
             set(h, CURLOPT_HTTPHEADER, headers.get()) &&
             set(h, CURLOPT_OPENSOCKETFUNCTION, on_open_socket) &&
             set(h, CURLOPT_OPENSOCKETDATA, &transfer) && set(h, CURLOPT_WRITEFUNCTION, on_body) &&
             set(h, CURLOPT_WRITEDATA, &transfer) && set(h, CURLOPT_HEADERFUNCTION, on_header) &&
             set(h, CURLOPT_HEADERDATA, &transfer) && set(h, CURLOPT_ERRORBUFFER, error_text);
+  if (ok && post) {
+    ok = set(h, CURLOPT_POST, 1L) && set(h, CURLOPT_POSTFIELDS, post->body.data()) &&
+         set(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post->body.size()));
+  } else if (ok && !options.form_body) {
+    ok = set(h, CURLOPT_HTTPGET, 1L);
+  }
   if (ok && pins) ok = set(h, CURLOPT_RESOLVE, pins.get());
   if (ok && options.form_body) {
     ok = set(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(options.form_body->size())) &&
@@ -284,6 +304,16 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
 
   CURLcode rc = curl_easy_perform(h);
   auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+  if (rc != CURLE_OK && transfer.body_too_large && options.truncate_body) {
+    // The answer is known (its status line and headers came first); only the rest of the body
+    // is left unread.
+    long status = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 200 && (status < 300 || status >= 400)) {
+      transfer.response.status = status;
+      return std::move(transfer.response);
+    }
+  }
   if (rc != CURLE_OK) {
     Status st = failure(rc, transfer, options);
     log::info("outbound request failed",
@@ -305,6 +335,16 @@ Result<Response> https_get(std::string_view url_text, const Options& options) {
   }
   transfer.response.status = status;
   return std::move(transfer.response);
+}
+
+}  // namespace
+
+Result<Response> https_get(std::string_view url, const Options& options) {
+  return perform(url, nullptr, options);
+}
+
+Result<Response> https_post(std::string_view url, const PostRequest& post, const Options& options) {
+  return perform(url, &post, options);
 }
 
 }  // namespace portcullis::outbound

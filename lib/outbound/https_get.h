@@ -36,6 +36,10 @@ struct Options {
   // Extra PEM CA bundle trusted on top of the system's (ca_bundle.h); empty: system only.
   std::string ca_file;
   size_t max_body_bytes = 64 * 1024;
+  // false: a body over max_body_bytes fails the request. true: reading stops there and the
+  // response is returned with the body cut to max_body_bytes (webhook answers, where only the
+  // status counts).
+  bool truncate_body = false;
   // One deadline for everything: name lookup, connect, TLS handshake, response.
   std::chrono::milliseconds timeout{5000};
   std::chrono::milliseconds connect_timeout{3000};
@@ -74,5 +78,14 @@ struct Response {
 //  - Internal: libcurl refused an option this code relies on.
 // Details (curl's error text, the refused address) go to the log.
 Result<Response> https_get(std::string_view url, const Options& options);
+
+// A POST of `body` under the same guard and rules (webhook deliveries). The response body is
+// read up to options.max_body_bytes like a GET's; a longer one is a FailedPrecondition.
+struct PostRequest {
+  std::string_view content_type = "application/json";
+  std::string_view body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra request header fields
+};
+Result<Response> https_post(std::string_view url, const PostRequest& post, const Options& options);
 
 }  // namespace portcullis::outbound

@@ -18,7 +18,8 @@ struct KeysetCondition {
 };
 
 KeysetCondition beyond(const KeysetQuery& q, Direction direction, const Position& p) {
-  const char* op = direction == Direction::kForward ? ">" : "<";
+  // Forward in a newest-first listing is towards older rows.
+  const char* op = (direction == Direction::kForward) != q.newest_first ? ">" : "<";
   return {"(" + q.time_column + " " + op + " ? OR (" + q.time_column + " = ? AND " + q.id_column +
               " " + op + " ?))",
           {p.create_time, p.create_time, p.id}};
@@ -104,7 +105,7 @@ Result<Page<store::Row>> fetch_page(store::Db& db, const KeysetQuery& q, const P
   if (request.token) keyset = beyond(q, direction, request.token->position);
   store::Params params;
   std::string where = where_clause(q, keyset, params);
-  const char* order = direction == Direction::kForward ? " ASC" : " DESC";
+  const char* order = (direction == Direction::kForward) != q.newest_first ? " ASC" : " DESC";
   // One row more than the page shows: whether it exists says if the page has a neighbour in
   // the reading direction, without a second query.
   params.emplace_back(static_cast<int64_t>(request.page_size) + 1);

@@ -60,6 +60,9 @@ struct KeysetQuery {
   store::Params params;  // the values for `where`
   std::string time_column = "create_time";
   std::string id_column = "id";
+  // The listing's order: ascending (create_time, id) by default; true reads newest first (the
+  // events API). Tokens and neighbours follow the listing's order either way.
+  bool newest_first = false;
   // Where total_size comes from: unset = COUNT(*) over `where`, which reads every matching
   // index entry; a listing that can grow to millions of rows passes an exact maintained count
   // instead (counter.h).
@@ -75,7 +78,7 @@ inline KeysetQuery rows_of_organization(std::string columns, std::string table,
           .params = {std::move(organization_id)}};
 }
 
-// A page of a listing: its items, ascending (create_time, id), and the paging fields.
+// A page of a listing: its items in the listing's order, and the paging fields.
 template <typename T>
 struct Page {
   std::vector<T> items;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 
 #include "core/ids.h"
 #include "core/telemetry.h"
@@ -25,14 +26,27 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
+// Management API and SCIM requests that may change something (not GET, HEAD, OPTIONS).
+bool writes_atomically(http::Family family, const std::string& method) {
+  if (family != http::Family::kApi && family != http::Family::kScim) return false;
+  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
 }  // namespace
 
-events::Event Context::event(std::string type) const {
-  events::Event e;
-  e.type = std::move(type);
+events::Event Context::event(const events::EventType& type, events::Subjects subjects) const {
+  events::Event e = events::Event::of(type, std::move(subjects));
   e.ip = request.remote_addr;
   e.user_agent = request.header("user-agent").value_or("");
   return e;
+}
+
+void Context::record(const events::EventType& type, events::Subjects subjects, Json::Value data) {
+  events::Event e = event(type, std::move(subjects));
+  e.data = std::move(data);
+  if (!e.data.isObject()) e.data = Json::Value(Json::objectValue);
+  if (caller.kind != Caller::Kind::kAnonymous && !caller.id.empty()) e.data["by"] = caller.id;
+  events.add(std::move(e));
 }
 
 void App::add(std::string method, std::string_view pattern, Route route) {
@@ -94,9 +108,28 @@ http::Response App::dispatch(http::Request& request, const Route*& route_out) {
     if (!caller) return http::error_response(family, caller.status());
     ctx.caller = std::move(caller).value();
   }
-  auto result = route.handler(ctx);
-  if (!result) return http::error_response(family, result.status());
-  return std::move(result).value();
+  if (!writes_atomically(family, request.method)) {
+    auto result = route.handler(ctx);
+    if (!result) return http::error_response(family, result.status());
+    return std::move(result).value();
+  }
+  // A write of the management API or SCIM: the handler runs in one transaction, and the events
+  // it recorded are inserted, with their webhook deliveries (the outbox), before it commits. The
+  // change and the events describing it are stored together or not at all (docs/events.md).
+  // Db::transaction may run the handler again after a deadlock: each run starts from `mark`.
+  const size_t mark = events_.size();
+  std::optional<Result<http::Response>> result;
+  Status st = services_.db.transaction([&]() -> Status {
+    events_.truncate(mark);
+    result.emplace(route.handler(ctx));
+    if (!*result) return result->status();
+    return events_.write_since(services_.db, mark);
+  });
+  if (!st.is_ok()) {
+    events_.truncate(mark);
+    return http::error_response(family, st);
+  }
+  return std::move(*result).value();
 }
 
 void App::finish(const http::Request& request, const Route* route, http::Response& response) {

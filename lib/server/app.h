@@ -58,8 +58,13 @@ struct Context {
   Services& services;
   events::Recorder& events;
 
-  // An event stamped with this request's address and user agent.
-  events::Event event(std::string type) const;
+  // An event of a declared type (events/types.def) stamped with this request's address and
+  // user agent.
+  events::Event event(const events::EventType& type, events::Subjects subjects = {}) const;
+  // Records an event of this request: its subjects, `data`, and, when a management API client
+  // or SCIM directory made the request, `data.by` = the caller's id.
+  void record(const events::EventType& type, events::Subjects subjects,
+              Json::Value data = Json::Value(Json::objectValue));
 };
 
 using Handler = std::function<Result<http::Response>(Context&)>;

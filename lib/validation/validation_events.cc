@@ -37,8 +37,9 @@ void ValidationEvents::record(const Verdict& verdict, std::string_view resource_
   auto it = pending_.find(key_);
   if (it == pending_.end()) {
     Pending p;
+    p.event = events::Event::of(validated ? events::type::kTokenValidated
+                                          : events::type::kTokenValidationFailed);
     events::Event& e = p.event;
-    e.type = validated ? "token.validated" : "token.validation_failed";
     e.resource_id = std::string(resource_id);
     e.ip = std::string(ip);
     e.user_agent = std::string(user_agent);

@@ -13,7 +13,8 @@ REPO_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 PORTCULLIS_FAMILIES=(wellknown oauth api scim sso)
 # Every pool the local stack runs: the families, and the demo MCP server (contract §12), which
 # starts last because it serves a resource registered through the running API.
-PORTCULLIS_POOLS=("${PORTCULLIS_FAMILIES[@]}" demo-mcp)
+# The webhook delivery process (portcullis-webhooks) has no socket; it is stopped with the pools.
+PORTCULLIS_POOLS=("${PORTCULLIS_FAMILIES[@]}" demo-mcp webhooks)
 
 log()  { printf '[%s] %s\n' "${LOG_TAG:-portcullis}" "$*" >&2; }
 warn() { printf '[%s] warning: %s\n' "${LOG_TAG:-portcullis}" "$*" >&2; }

@@ -170,6 +170,16 @@ workers_wait() {
   done
 }
 
+# webhooks_start: the webhook delivery process (no socket; docs/events.md), logging to
+# var/log/webhooks.log.
+webhooks_start() {
+  [[ -x $BIN_DIR/portcullis-webhooks ]] || return 0
+  local log_file=$LOG_DIR/webhooks.log
+  printf '{"note":"scripts/run-local starts portcullis-webhooks at %s"}\n' "$(date -u +%FT%TZ)" >>"$log_file"
+  (config_env && spawn_daemon "$(worker_pidfile webhooks)" "$log_file" \
+    "$BIN_DIR/portcullis-webhooks" --config "$CONF")
+}
+
 # workers_stop: SIGTERM to every master (each drains its children), then wait.
 workers_stop() {
   local family pid pids=() families=()

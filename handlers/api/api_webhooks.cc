@@ -1,0 +1,190 @@
+#include "api_webhooks.h"
+
+#include "collection_routes.h"
+#include "core/time.h"
+#include "events/event_store.h"
+#include "format/json.h"
+#include "listing.h"
+#include "webhooks/webhook_store.h"
+
+namespace portcullis::api_worker {
+namespace {
+
+using server::Context;
+using webhooks::WebhookStore;
+
+WebhookStore store_of(Context& ctx) {
+  return WebhookStore(ctx.services.db, ctx.services.master_key);
+}
+
+std::string path_id(Context& ctx) {
+  return ctx.request.path_param("webhook_id");
+}
+
+Result<http::Response> create_webhook(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::WebhookFields fields,
+                              webhooks::read_fields(body, true, ctx.services.config.is_local()));
+  PORTCULLIS_ASSIGN_OR_RETURN(WebhookStore::Created created, store_of(ctx).create(fields));
+  Json::Value out = webhooks::to_json(created.webhook);
+  out["secret"] = created.secret;
+  Json::Value data(Json::objectValue);
+  data["webhook_id"] = created.webhook.id;
+  data["url"] = created.webhook.url;
+  data["event_types"] = out["event_types"];
+  ctx.record(events::type::kWebhookCreated, {}, data);
+  http::Response r = http::Response::json(201, out);
+  r.set_header("Location", ctx.services.config.base_url + "/api/v1/webhooks/" + created.webhook.id);
+  return r;
+}
+
+Result<http::Response> get_webhook(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store_of(ctx).get(path_id(ctx)));
+  return http::Response::json(200, webhooks::to_json(w));
+}
+
+Result<http::Response> list_webhooks(Context& ctx) {
+  WebhookStore store = store_of(ctx);
+  return listing_response(
+      ctx, WebhookStore::listing(), "webhooks",
+      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+        return store.list(request, codec);
+      },
+      [](const webhooks::Webhook& w) { return webhooks::to_json(w); });
+}
+
+Result<http::Response> update_webhook(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::WebhookFields fields,
+                              webhooks::read_fields(body, false, ctx.services.config.is_local()));
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store_of(ctx).update(path_id(ctx), fields));
+  Json::Value data(Json::objectValue);
+  data["webhook_id"] = w.id;
+  data["fields"] = Json::Value(Json::arrayValue);
+  for (const auto& key : body.getMemberNames()) data["fields"].append(key);
+  ctx.record(events::type::kWebhookUpdated, {}, data);
+  return http::Response::json(200, webhooks::to_json(w));
+}
+
+Result<http::Response> delete_webhook(Context& ctx) {
+  WebhookStore store = store_of(ctx);
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store.get(path_id(ctx)));
+  PORTCULLIS_RETURN_IF_ERROR(store.remove(w.id));
+  Json::Value data(Json::objectValue);
+  data["webhook_id"] = w.id;
+  data["url"] = w.url;
+  ctx.record(events::type::kWebhookDeleted, {}, data);
+  return http::Response::empty(204);
+}
+
+Result<http::Response> rotate_secret(Context& ctx) {
+  Json::Value body(Json::objectValue);
+  if (!ctx.request.body.empty()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(body, ctx.request.json_object());
+  }
+  int64_t overlap = ctx.services.config.webhooks.secret_overlap_seconds;
+  if (body.isMember("overlap_seconds")) {
+    const Json::Value& v = body["overlap_seconds"];
+    if (!v.isIntegral() || v.asInt64() < 0 || v.asInt64() > 30 * 86400) {
+      return Status::invalid_argument("overlap_seconds must be an integer from 0 to 2592000");
+    }
+    overlap = v.asInt64();
+  }
+  WebhookStore store = store_of(ctx);
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string secret, store.rotate_secret(path_id(ctx), overlap));
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store.get(path_id(ctx)));
+  Json::Value out = webhooks::to_json(w);
+  out["secret"] = secret;
+  Json::Value data(Json::objectValue);
+  data["webhook_id"] = w.id;
+  data["overlap_seconds"] = static_cast<Json::Int64>(overlap);
+  ctx.record(events::type::kWebhookSecretRotated, {}, data);
+  return http::Response::json(200, out);
+}
+
+Result<http::Response> replay(Context& ctx) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
+  const bool one = body.isMember("delivery_id"), since = body.isMember("since");
+  if (one == since) {
+    return Status::invalid_argument("give either delivery_id or since (RFC 3339)");
+  }
+  WebhookStore store = store_of(ctx);
+  int64_t queued = 0;
+  if (one) {
+    if (!body["delivery_id"].isString()) {
+      return Status::invalid_argument("delivery_id must be a string");
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        queued, store.replay_delivery(path_id(ctx), body["delivery_id"].asString()));
+  } else {
+    if (!body["since"].isString()) return Status::invalid_argument("since must be a string");
+    auto time = events::rfc3339_to_db_time(body["since"].asString());
+    if (!time) return Status::invalid_argument("since: " + time.status().message());
+    PORTCULLIS_ASSIGN_OR_RETURN(queued, store.replay_since(path_id(ctx), *time));
+  }
+  Json::Value out(Json::objectValue);
+  out["queued"] = static_cast<Json::Int64>(queued);
+  return http::Response::json(202, out);
+}
+
+Result<http::Response> list_deliveries(Context& ctx) {
+  std::string id = path_id(ctx);
+  PORTCULLIS_RETURN_IF_ERROR(store_of(ctx).get(id).status());
+  paging::Listing listing{"webhook_deliveries", "webhook_id=" + id};
+  return listing_response(
+      ctx, listing, "deliveries",
+      [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
+        paging::KeysetQuery q{
+            .columns =
+                "id, event_id, state, attempts, last_status, last_error, "
+                "next_attempt_at, (SELECT JSON_ARRAYAGG(JSON_OBJECT('attempt', attempt, "
+                "'attempted_at', attempted_at, 'status_code', status_code, 'latency_ms', "
+                "latency_ms, 'error', error, 'response_excerpt', response_excerpt)) FROM "
+                "webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
+            .from = "webhook_deliveries",
+            .where = "webhook_id = ?",
+            .params = {id},
+            .newest_first = true};
+        return paging::fetch_page(ctx.services.db, q, request, codec);
+      },
+      [](const store::Row& r) {
+        Json::Value v(Json::objectValue);
+        v["id"] = r.str(0);
+        v["event_id"] = r.str(1);
+        v["state"] = r.str(2);
+        v["attempts"] = static_cast<Json::Int64>(r.i64(3));
+        if (!r.is_null(4)) v["last_status"] = static_cast<Json::Int64>(r.i64(4));
+        if (!r.is_null(5)) v["last_error"] = r.str(5);
+        if (r.str(2) == "pending") v["next_attempt_time"] = db_time_to_rfc3339(r.str(6));
+        v["attempt_log"] = Json::Value(Json::arrayValue);
+        if (auto log = json::parse(r.str(7)); log && log->isArray()) {
+          for (Json::Value a : *log) {
+            for (const auto& key : a.getMemberNames()) {
+              if (a[key].isNull()) a.removeMember(key);
+            }
+            if (a["attempted_at"].isString()) {
+              a["attempted_at"] = db_time_to_rfc3339(a["attempted_at"].asString());
+            }
+            v["attempt_log"].append(a);
+          }
+        }
+        return v;
+      });
+}
+
+}  // namespace
+
+void install_webhook_routes(server::App& app) {
+  add_collection_routes(
+      app, "/api/v1/webhooks", "webhook_id", {"webhooks:write", "webhooks:write"},
+      {create_webhook, list_webhooks, get_webhook, update_webhook, delete_webhook});
+  const server::Auth write = management_scope("webhooks:write");
+  app.add("POST", "/api/v1/webhooks/{webhook_id}/secret",
+          server::Route{.handler = rotate_secret, .auth = write});
+  app.add("POST", "/api/v1/webhooks/{webhook_id}/replay",
+          server::Route{.handler = replay, .auth = write});
+  app.add("GET", "/api/v1/webhooks/{webhook_id}/deliveries",
+          server::Route{.handler = list_deliveries, .auth = write});
+}
+
+}  // namespace portcullis::api_worker

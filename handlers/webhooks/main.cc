@@ -1,0 +1,94 @@
+// portcullis-webhooks: the webhook delivery process (lib/webhooks/delivery.h, docs/events.md).
+// Runs rounds of claim → post → record until SIGTERM/SIGINT, sleeping PORTCULLIS_WEBHOOK_POLL_MS
+// when there is nothing due. Any number may run, on any number of nodes: they share the work
+// through SELECT … FOR UPDATE SKIP LOCKED. A stop finishes the round in progress; a crash leaves
+// its claimed deliveries due again after PORTCULLIS_WEBHOOK_LEASE_SECONDS.
+//
+//   portcullis-webhooks [--config FILE]
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "config/config.h"
+#include "crypto/aead.h"
+#include "events/recorder.h"
+#include "log/log.h"
+#include "store/db.h"
+#include "webhooks/delivery.h"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_signal(int) {
+  g_stop = 1;
+}
+
+// Sleeps up to `ms`, waking early on a stop.
+void nap(int64_t ms) {
+  for (int64_t left = ms; left > 0 && !g_stop; left -= 50) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(left, 50)));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace portcullis;
+  std::string config_path;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+      config_path = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: portcullis-webhooks [--config FILE]\n");
+      return 2;
+    }
+  }
+  auto loaded = config::load(config_path);
+  if (!loaded) {
+    std::fprintf(stderr, "portcullis-webhooks: %s\n", loaded.status().message().c_str());
+    return 1;
+  }
+  const config::Config config = std::move(loaded).value();
+  log::init("webhooks", log::parse_level(config.log_level, log::Level::kInfo));
+  auto key = crypto::MasterKey::load_file(config.master_key_file);
+  if (!key) {
+    log::error("cannot load the master key", {{"error", key.status().message()}});
+    return 1;
+  }
+  store::init_driver();
+  store::Db db(config.db);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  webhooks::Deliverer deliverer(db, *key, config, webhooks::delivery_options(config));
+  events::Recorder recorder;
+  log::info("webhook delivery started", {{"batch", config.webhooks.batch}});
+  int64_t backoff_ms = config.webhooks.poll_ms;
+  while (!g_stop) {
+    auto round = deliverer.run_once(recorder);
+    if (!recorder.empty()) {
+      if (Status st = recorder.flush(db); !st.is_ok()) {
+        log::warn("events not yet written", {{"error", st.to_string()}});
+      }
+    }
+    if (!round) {
+      // The store is unreachable or busy: wait, longer each time, up to 5 s.
+      log::warn("webhook round failed", {{"error", round.status().to_string()}});
+      nap(backoff_ms);
+      backoff_ms = std::min<int64_t>(backoff_ms * 2, 5000);
+      continue;
+    }
+    backoff_ms = config.webhooks.poll_ms;
+    if (*round == 0) nap(config.webhooks.poll_ms);
+  }
+  if (!recorder.empty()) (void)recorder.flush(db);
+  log::info("webhook delivery stopped");
+  return 0;
+}

@@ -1,0 +1,358 @@
+#include "webhooks/delivery.h"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "core/ids.h"
+#include "core/time.h"
+#include "events/event_store.h"
+#include "format/json.h"
+#include "log/log.h"
+#include "webhooks/signing.h"
+#include "webhooks/webhook_store.h"
+
+namespace portcullis::webhooks {
+namespace {
+
+constexpr size_t kExcerptBytes = 256;
+// Endpoints posted to at once by one delivery process (each endpoint by one thread, in order).
+constexpr size_t kParallelEndpoints = 16;
+
+// Columns of a claimed delivery: the delivery, its endpoint, then the event (event_json's
+// order).
+constexpr const char* kClaimedColumns =
+    "d.id, d.webhook_id, d.attempts, w.url, w.secret_sealed, w.previous_secret_sealed, "
+    "w.previous_secret_expires_at > UTC_TIMESTAMP(6), w.enabled, "
+    "TIMESTAMPDIFF(SECOND, w.failing_since, UTC_TIMESTAMP(6)), w.failing_since, "
+    "e.id, e.type, e.occurred_at, e.organization_id, e.user_id, e.resource_id, e.client_id, "
+    "e.ip, e.user_agent, e.data";
+constexpr size_t kEventColumn = 10;
+
+std::string excerpt(std::string_view text) {
+  std::string out(text.substr(0, kExcerptBytes));
+  // Keep it valid UTF-8 for the utf8mb4 column: drop a cut multi-byte sequence at the end.
+  size_t i = out.size();
+  while (i > 0 && (static_cast<unsigned char>(out[i - 1]) & 0xC0) == 0x80) --i;
+  if (i > 0 && static_cast<unsigned char>(out[i - 1]) >= 0xC0) out.resize(i - 1);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') c = ' ';
+  }
+  return out;
+}
+
+// NULL when there was no response / nothing to say.
+store::Value status_or_null(long status) {
+  if (status == 0) return nullptr;
+  return static_cast<int64_t>(status);
+}
+store::Value text_or_null(const std::string& text) {
+  if (text.empty()) return nullptr;
+  return text;
+}
+
+double jitter() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.8, 1.2)(rng);
+}
+
+}  // namespace
+
+std::string payload(const Json::Value& event) {
+  Json::Value p(Json::objectValue);
+  p["type"] = event["type"];
+  p["timestamp"] = event["occurred_at"];
+  p["data"] = event;
+  return json::write(p);
+}
+
+int64_t retry_delay_ms(const std::vector<int64_t>& schedule, int attempts) {
+  if (attempts < 1 || static_cast<size_t>(attempts) > schedule.size()) return -1;
+  return static_cast<int64_t>(static_cast<double>(schedule[attempts - 1]) * 1000.0 * jitter());
+}
+
+Attempt post_message(const std::string& url, const std::string& message_id, const std::string& body,
+                     const std::vector<std::string>& keys, int64_t timestamp,
+                     const outbound::Options& options) {
+  outbound::PostRequest post;
+  post.body = body;
+  post.headers = {{"webhook-id", message_id},
+                  {"webhook-timestamp", std::to_string(timestamp)},
+                  {"webhook-signature", signature_header(keys, message_id, timestamp, body)}};
+  const auto started = std::chrono::steady_clock::now();
+  auto response = outbound::https_post(url, post, options);
+  Attempt a;
+  a.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - started)
+                     .count();
+  if (!response) {
+    a.error = response.status().message();
+    return a;
+  }
+  a.status = response->status;
+  a.excerpt = excerpt(response->body);
+  return a;
+}
+
+outbound::Options delivery_options(const config::Config& config) {
+  outbound::Options o;
+  o.ca_file = config.outbound_ca_file;
+  o.allow_loopback_http = config.is_local();
+  o.timeout = std::chrono::milliseconds(config.webhooks.timeout_ms);
+  o.connect_timeout = std::min(o.timeout, std::chrono::milliseconds(5000));
+  o.max_body_bytes = 4096;
+  o.truncate_body = true;
+  o.accept = "*/*";
+  return o;
+}
+
+Deliverer::Deliverer(store::Db& db, const crypto::MasterKey& master_key,
+                     const config::Config& config, outbound::Options options)
+    : db_(db), master_key_(master_key), config_(config), options_(std::move(options)) {}
+
+Result<int> Deliverer::run_once(events::Recorder& recorder) {
+  const std::string claim = new_id("clm_");
+  // 1. Claim.
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows due,
+        db_.query("SELECT id FROM webhook_deliveries WHERE state = 'pending' AND "
+                  "next_attempt_at <= UTC_TIMESTAMP(6) ORDER BY next_attempt_at, id LIMIT ? "
+                  "FOR UPDATE SKIP LOCKED",
+                  {static_cast<int64_t>(config_.webhooks.batch)}));
+    if (due.empty()) return Status::ok();
+    std::string sql =
+        "UPDATE webhook_deliveries SET claim = ?, next_attempt_at = UTC_TIMESTAMP(6) + "
+        "INTERVAL ? SECOND WHERE id IN (";
+    store::Params params{claim, config_.webhooks.lease_seconds};
+    for (size_t i = 0; i < due.size(); ++i) {
+      sql += i ? ", ?" : "?";
+      params.emplace_back(due[i].str(0));
+    }
+    return db_.execute(sql + ")", params).status();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows claimed,
+      db_.query(std::string("SELECT ") + kClaimedColumns +
+                    " FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+                    "JOIN events e ON e.id = d.event_id WHERE d.claim = ? "
+                    "ORDER BY d.webhook_id, e.occurred_at, e.id",
+                {claim}));
+  if (claimed.empty()) return 0;
+
+  WebhookStore endpoints(db_, master_key_);
+  // 2. Post. The claimed rows come ordered by endpoint, then event: each endpoint's run of rows
+  // is one queue, posted in order by one thread; up to kParallelEndpoints endpoints at once.
+  struct Item {
+    const store::Row* row;
+    std::string body;
+    Attempt attempt;
+    bool posted = false;  // false: held back because an earlier one of its endpoint failed
+  };
+  struct Queue {
+    std::string webhook_id;
+    std::vector<std::string> keys;
+    std::string key_error;
+    std::vector<Item> items;
+  };
+  std::vector<Queue> queues;
+  std::vector<std::string> disabled_ids;  // deliveries of endpoints disabled since queued
+  for (const store::Row& r : claimed) {
+    if (!r.boolean(7)) {
+      disabled_ids.push_back(r.str(0));
+      continue;
+    }
+    if (queues.empty() || queues.back().webhook_id != r.str(1)) {
+      Queue q;
+      q.webhook_id = r.str(1);
+      auto keys = endpoints.signing_keys(q.webhook_id, r.str(4), r.str(5), r.boolean(6));
+      if (keys) {
+        q.keys = std::move(*keys);
+      } else {
+        q.key_error = "the signing secret cannot be opened";
+        log::error("webhook secret cannot be opened",
+                   {{"webhook_id", q.webhook_id}, {"error", keys.status().message()}});
+      }
+      queues.push_back(std::move(q));
+    }
+    std::vector<std::optional<std::string>> cells;
+    for (size_t i = kEventColumn; i < r.size(); ++i) cells.push_back(r.opt(i));
+    queues.back().items.push_back(
+        Item{&r, payload(events::event_json(store::Row(std::move(cells)))), {}, false});
+  }
+  const int64_t timestamp = unix_now();
+  std::atomic<size_t> next_queue{0};
+  auto post_queues = [&] {
+    for (size_t qi = next_queue++; qi < queues.size(); qi = next_queue++) {
+      Queue& q = queues[qi];
+      for (Item& item : q.items) {
+        item.posted = true;
+        if (!q.key_error.empty()) {
+          item.attempt.error = q.key_error;
+        } else {
+          item.attempt = post_message(item.row->str(3), item.row->str(0), item.body, q.keys,
+                                      timestamp, options_);
+        }
+        if (!item.attempt.ok()) break;  // the endpoint's later messages wait with this one
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    const size_t n = std::min(queues.size(), kParallelEndpoints);
+    for (size_t i = 1; i < n; ++i) threads.emplace_back(post_queues);
+    post_queues();
+  }
+
+  // 3. Record, in one transaction: every attempt, the delivered rows, the failed ones' next
+  // attempt, the held ones released with their endpoint's wait, the endpoints' failure clocks.
+  int attempted = 0;
+  std::vector<events::Event> disabled_events;
+  Status written = db_.transaction([&]() -> Status {
+    attempted = 0;
+    disabled_events.clear();
+    if (!disabled_ids.empty()) {
+      std::string sql =
+          "UPDATE webhook_deliveries SET state = 'failed', claim = NULL, last_error = 'endpoint "
+          "disabled', update_time = UTC_TIMESTAMP(6) WHERE claim = ? AND id IN (";
+      store::Params params{claim};
+      for (const std::string& id : disabled_ids) {
+        sql += params.size() > 1 ? ", ?" : "?";
+        params.emplace_back(id);
+      }
+      PORTCULLIS_RETURN_IF_ERROR(db_.execute(sql + ")", params).status());
+    }
+    std::string attempts_sql =
+        "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, "
+        "latency_ms, error, response_excerpt) VALUES ";
+    store::Params attempt_params;
+    std::map<int64_t, std::vector<std::string>> delivered;  // HTTP status → delivery ids
+    for (Queue& q : queues) {
+      const store::Row& head = *q.items.front().row;
+      const std::string& url = head.str(3);
+      std::optional<std::string> wait_until;  // set once one of the endpoint's attempts failed
+      bool succeeded = false;
+      std::string last_error;
+      for (Item& item : q.items) {
+        const std::string id = item.row->str(0);
+        if (!item.posted) {
+          PORTCULLIS_RETURN_IF_ERROR(
+              db_.execute("UPDATE webhook_deliveries SET claim = NULL, next_attempt_at = ? "
+                          "WHERE id = ? AND claim = ?",
+                          {wait_until.value_or(db_now()), id, claim})
+                  .status());
+          continue;
+        }
+        ++attempted;
+        const Attempt& a = item.attempt;
+        const int now_attempts = static_cast<int>(item.row->i64(2)) + 1;
+        log::debug("webhook attempt", {{"delivery_id", id},
+                                       {"webhook_id", q.webhook_id},
+                                       {"attempt", now_attempts},
+                                       {"status", static_cast<long long>(a.status)},
+                                       {"ms", static_cast<long long>(a.latency_ms)},
+                                       {"error", a.error}});
+        const store::Value status_value = status_or_null(a.status);
+        attempts_sql += attempt_params.empty() ? "(?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)"
+                                               : ", (?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)";
+        attempt_params.emplace_back(id);
+        attempt_params.emplace_back(static_cast<int64_t>(now_attempts));
+        attempt_params.push_back(status_value);
+        attempt_params.emplace_back(a.latency_ms);
+        attempt_params.push_back(text_or_null(a.error.substr(0, 255)));
+        attempt_params.push_back(text_or_null(a.excerpt));
+        if (a.ok()) {
+          succeeded = true;
+          delivered[a.status].push_back(id);
+          continue;
+        }
+        last_error = !a.error.empty() ? a.error.substr(0, 255) : "HTTP " + std::to_string(a.status);
+        const int64_t delay_ms =
+            retry_delay_ms(config_.webhooks.retry_schedule_seconds, now_attempts);
+        if (delay_ms < 0) {
+          PORTCULLIS_RETURN_IF_ERROR(
+              db_.execute("UPDATE webhook_deliveries SET state = 'failed', attempts = ?, claim = "
+                          "NULL, last_status = ?, last_error = ?, update_time = UTC_TIMESTAMP(6) "
+                          "WHERE id = ? AND claim = ?",
+                          {static_cast<int64_t>(now_attempts), status_value, last_error, id, claim})
+                  .status());
+          wait_until = db_now();
+        } else {
+          PORTCULLIS_RETURN_IF_ERROR(
+              db_.execute("UPDATE webhook_deliveries SET attempts = ?, claim = NULL, last_status = "
+                          "?, last_error = ?, next_attempt_at = UTC_TIMESTAMP(6) + INTERVAL ? "
+                          "MICROSECOND, update_time = UTC_TIMESTAMP(6) WHERE id = ? AND claim = ?",
+                          {static_cast<int64_t>(now_attempts), status_value, last_error,
+                           delay_ms * 1000, id, claim})
+                  .status());
+          PORTCULLIS_ASSIGN_OR_RETURN(
+              store::Rows next,
+              db_.query("SELECT next_attempt_at FROM webhook_deliveries WHERE id = ?", {id}));
+          wait_until = next.empty() ? db_now() : next[0].str(0);
+        }
+      }
+      if (!wait_until) {
+        // Every attempt succeeded: the endpoint's failure clock stops, if it ran.
+        if (succeeded && !head.is_null(9)) {
+          PORTCULLIS_RETURN_IF_ERROR(
+              db_.execute("UPDATE webhooks SET failing_since = NULL WHERE id = ?", {q.webhook_id})
+                  .status());
+        }
+        continue;
+      }
+      // A failure: the failure clock starts unless it runs; past the limit the endpoint is
+      // disabled.
+      PORTCULLIS_RETURN_IF_ERROR(
+          db_.execute("UPDATE webhooks SET failing_since = UTC_TIMESTAMP(6) WHERE id = ? AND "
+                      "failing_since IS NULL",
+                      {q.webhook_id})
+              .status());
+      if (!head.is_null(8) && head.i64(8) >= config_.webhooks.disable_after_seconds) {
+        PORTCULLIS_ASSIGN_OR_RETURN(
+            uint64_t disabled,
+            db_.execute("UPDATE webhooks SET enabled = 0, disabled_reason = 'failing', "
+                        "update_time = UTC_TIMESTAMP(6) WHERE id = ? AND enabled = 1",
+                        {q.webhook_id}));
+        if (disabled > 0) {
+          events::Event e = events::Event::of(events::type::kWebhookDisabled);
+          e.data["webhook_id"] = q.webhook_id;
+          e.data["url"] = url;
+          e.data["failing_since"] = db_time_to_rfc3339(head.str(9));
+          e.data["last_error"] = last_error;
+          disabled_events.push_back(std::move(e));
+        }
+      }
+    }
+    if (!attempt_params.empty()) {
+      PORTCULLIS_RETURN_IF_ERROR(db_.execute(attempts_sql, attempt_params).status());
+    }
+    for (const auto& [status, ids] : delivered) {
+      std::string sql =
+          "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, claim = "
+          "NULL, last_status = ?, last_error = NULL, update_time = UTC_TIMESTAMP(6) WHERE claim "
+          "= ? AND id IN (";
+      store::Params params{status, claim};
+      for (size_t i = 0; i < ids.size(); ++i) {
+        sql += i ? ", ?" : "?";
+        params.emplace_back(ids[i]);
+      }
+      PORTCULLIS_RETURN_IF_ERROR(db_.execute(sql + ")", params).status());
+    }
+    return Status::ok();
+  });
+  // Not written (the store went away): the lease ends and the round's deliveries are due
+  // again, so they are posted again with the same webhook-id (at least once).
+  PORTCULLIS_RETURN_IF_ERROR(written);
+  for (events::Event& e : disabled_events) {
+    log::warn("webhook endpoint disabled after failing",
+              {{"webhook_id", e.data["webhook_id"].asString()}});
+    recorder.add(std::move(e));
+  }
+  return attempted;
+}
+
+}  // namespace portcullis::webhooks

@@ -1,0 +1,309 @@
+// Webhooks (contract §7, §11; docs/events.md) against the real stack and its delivery process
+// (portcullis-webhooks, started by scripts/run-local; scripts/test sets a retry schedule of
+// 1, 2, 2 s and a 5 s lease): endpoints through the API, every delivery verified by the npm
+// `standardwebhooks` library, a retry on schedule after a 500, secret rotation with both
+// secrets signing, replay, and a burst that survives killing the delivery process mid-batch and
+// restarting MariaDB, counted by webhook-id.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, openSync } from 'node:fs';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { sleep, assertProblem, assertNoNulls, runLocal, varDir, buildDir, configFile, http } from './harness.mjs';
+import { api, admin, tokenWithScopes, createUser, unique } from './management.mjs';
+
+// The receiver: verifies every request with the secrets of its endpoint (any one may match),
+// answers `failStatus` to the first `failures` attempts of each webhook-id and 200 after, and
+// keeps every delivery.
+const endpoints = new Map(); // path → { secrets: [], failures, failStatus, seen: Map, got: [] }
+let receiver;
+let receiverUrl;
+
+function receive(req, res) {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    const ep = endpoints.get(req.url);
+    if (!ep) {
+      res.statusCode = 404;
+      return res.end();
+    }
+    let verified = null;
+    for (const secret of ep.secrets) {
+      try {
+        verified = new Webhook(secret).verify(body, req.headers);
+        break;
+      } catch {
+        // try the next secret
+      }
+    }
+    const id = req.headers['webhook-id'];
+    const n = ep.seen.get(id) ?? 0;
+    ep.seen.set(id, n + 1);
+    const status = n < ep.failures ? ep.failStatus : 200;
+    ep.got.push({ at: Date.now(), id: req.headers['webhook-id'], signature: req.headers['webhook-signature'], timestamp: req.headers['webhook-timestamp'], verified, body, status, contentType: req.headers['content-type'] });
+    res.statusCode = status;
+    res.end(status === 200 ? 'thanks' : 'try later');
+  });
+}
+
+function endpoint(failures = 0, failStatus = 500) {
+  const p = `/hook-${unique()}`;
+  const ep = { secrets: [], failures, failStatus, seen: new Map(), got: [] };
+  endpoints.set(p, ep);
+  return { path: p, url: receiverUrl + p, ep };
+}
+
+async function createWebhook(ep, fields = {}) {
+  const r = await api('POST', '/api/v1/webhooks', { json: { url: ep.url, ...fields } });
+  assert.equal(r.status, 201, r.text);
+  ep.ep.secrets.push(r.json.secret);
+  return r.json;
+}
+
+async function until(what, fn, ms = 20000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const v = await fn();
+    if (v) return v;
+    await sleep(100);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+before(async () => {
+  receiver = createServer(receive);
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
+});
+
+// Deletes this run's endpoints, so they stop receiving.
+async function deleteEndpoints() {
+  const r = await api('GET', '/api/v1/webhooks?page_size=100');
+  for (const w of r.json?.webhooks ?? []) {
+    if (w.url.startsWith(receiverUrl)) await api('DELETE', `/api/v1/webhooks/${w.id}`);
+  }
+}
+
+after(async () => {
+  await deleteEndpoints();
+  await new Promise((r2) => receiver.close(r2));
+});
+
+test('webhooks: create shows the whsec_ secret once; read, list, change, delete; URL and type rules', async () => {
+  const ep = endpoint();
+  const w = await createWebhook(ep, { event_types: ['user.created'] });
+  assert.match(w.id, /^wh_[0-9a-z]{26}$/);
+  assert.match(w.secret, /^whsec_[A-Za-z0-9+/=]{20,}$/);
+  assert.equal(w.enabled, true);
+  assert.deepEqual(w.event_types, ['user.created']);
+  let r = await api('GET', `/api/v1/webhooks/${w.id}`);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.secret, undefined, 'the secret is shown only at creation');
+  assertNoNulls(assert, r.json);
+  r = await api('GET', '/api/v1/webhooks?page_size=100');
+  assert.ok(r.json.webhooks.some((x) => x.id === w.id));
+  assert.ok(r.json.webhooks.every((x) => x.secret === undefined));
+  r = await api('PATCH', `/api/v1/webhooks/${w.id}`, { json: { event_types: [], enabled: false } });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.json.event_types, []);
+  assert.equal(r.json.enabled, false);
+  for (const body of [{ url: 'http://example.com/hook' }, { url: 'ftp://example.com/x' }, { url: 'https://user@example.com/' },
+    { url: receiverUrl, event_types: ['token.nope'] }, { url: receiverUrl, enabled: 'yes' }, { url: receiverUrl, secret: 'mine' }, {}]) {
+    assertProblem(assert, await api('POST', '/api/v1/webhooks', { json: body }), 400, 'invalid_argument');
+  }
+  const reader = await tokenWithScopes(['events:read']);
+  assertProblem(assert, await api('GET', '/api/v1/webhooks', { token: reader }), 403, 'permission_denied');
+  assertProblem(assert, await api('POST', '/api/v1/webhooks', { token: reader, json: { url: ep.url } }), 403, 'permission_denied');
+  assert.equal((await api('DELETE', `/api/v1/webhooks/${w.id}`)).status, 204);
+  assertProblem(assert, await api('GET', `/api/v1/webhooks/${w.id}`), 404, 'not_found');
+  assertProblem(assert, await api('DELETE', `/api/v1/webhooks/${w.id}`), 404, 'not_found');
+  // The webhook's own events.
+  const ev = await until('webhook.created', async () => {
+    const e = await api('GET', '/api/v1/events?types=webhook.created,webhook.updated,webhook.deleted&page_size=100');
+    const mine = e.json.events.filter((x) => x.data.webhook_id === w.id);
+    return mine.length === 3 ? mine : null;
+  });
+  assert.deepEqual(ev.map((e) => e.type), ['webhook.deleted', 'webhook.updated', 'webhook.created']);
+});
+
+test('webhooks: Standard Webhooks deliveries, filtered by type, verified by the standardwebhooks library', async () => {
+  const ep = endpoint();
+  const w = await createWebhook(ep, { event_types: ['user.created', 'user.deleted'] });
+  const users = [];
+  for (let i = 0; i < 3; i++) users.push(await createUser());
+  await api('PATCH', `/api/v1/users/${users[0].id}`, { json: { given_name: 'Not delivered' } });
+  await api('DELETE', `/api/v1/users/${users[2].id}`);
+  const mine = () => ep.ep.got.filter((d) => users.some((u) => u.id === d.verified?.data.user_id));
+  await until('four deliveries', () => mine().length >= 4);
+  await sleep(500);
+  assert.equal(mine().length, 4, 'user.updated is filtered out');
+  for (const d of ep.ep.got) {
+    assert.ok(d.verified, `signature verified: ${d.signature}`);
+    assert.match(d.id, /^msg_[0-9a-z]{26}_[0-9a-z]{26}$/);
+    assert.match(d.contentType, /^application\/json/);
+    assert.ok(['user.created', 'user.deleted'].includes(d.verified.type));
+    assert.equal(d.verified.data.type, d.verified.type);
+    assert.match(d.verified.data.id, /^evt_/);
+    assert.equal(d.verified.timestamp, d.verified.data.occurred_at);
+  }
+  assert.deepEqual(mine().filter((d) => d.verified.type === 'user.created').map((d) => d.verified.data.user_id).sort(), users.map((u) => u.id).sort());
+  // Per endpoint in event order.
+  const times = ep.ep.got.map((d) => d.verified.data.id);
+  assert.deepEqual(times, [...times].sort());
+  // Every attempt is recorded.
+  const r = await api('GET', `/api/v1/webhooks/${w.id}/deliveries?page_size=100`);
+  assert.equal(r.status, 200, r.text);
+  assert.ok(r.json.deliveries.length >= 4);
+  for (const d of r.json.deliveries) {
+    assert.equal(d.state, 'delivered');
+    assert.equal(d.attempts, 1);
+    assert.equal(d.attempt_log[0].status_code, 200);
+    assert.equal(d.attempt_log[0].response_excerpt, 'thanks');
+  }
+});
+
+test('webhooks: a 500 is retried on schedule with the same webhook-id, then delivered', async () => {
+  const ep = endpoint(1, 500);
+  const w = await createWebhook(ep, { event_types: ['user.created'] });
+  const user = await createUser();
+  const mine = () => ep.ep.got.filter((d) => d.verified?.data.user_id === user.id);
+  await until('the retry', () => mine().length >= 2);
+  const [first, second] = mine();
+  assert.equal(first.status, 500);
+  assert.equal(second.status, 200);
+  assert.equal(first.id, second.id, 'stable webhook-id');
+  assert.equal(second.verified.data.user_id, user.id);
+  const gap = second.at - first.at;
+  // The first wait of the schedule is 1 s ± 20 % (plus at most one 100 ms poll).
+  assert.ok(gap >= 750 && gap <= 2500, `retried after ${gap} ms`);
+  const d = await until('delivered', async () => {
+    const r = await api('GET', `/api/v1/webhooks/${w.id}/deliveries?page_size=100`);
+    return r.json.deliveries.find((x) => x.id === first.id && x.state === 'delivered');
+  });
+  assert.equal(d.attempts, 2);
+  assert.deepEqual(d.attempt_log.map((a) => a.status_code), [500, 200]);
+  assert.equal(d.attempt_log[0].response_excerpt, 'try later');
+});
+
+test('webhooks: an endpoint that never answers 2xx is given up after the schedule, then replayed', async () => {
+  const ep = endpoint(4, 503);
+  const w = await createWebhook(ep, { event_types: ['user.created'] });
+  const before = new Date(Date.now() - 1000).toISOString();
+  const user = await createUser();
+  const mine = () => ep.ep.got.filter((d) => d.verified?.data.user_id === user.id);
+  await until('four attempts', () => mine().length >= 4, 30000);
+  const msg = mine()[0].id;
+  let r = await until('failed', async () => {
+    const x = await api('GET', `/api/v1/webhooks/${w.id}/deliveries?page_size=100`);
+    return x.json.deliveries.find((d) => d.id === msg && d.state === 'failed') ? x : null;
+  });
+  const failed = r.json.deliveries.find((d) => d.id === msg);
+  assert.equal(failed.attempts, 4);
+  assert.equal(failed.last_status, 503);
+  // Replay of that delivery: same webhook-id, delivered now.
+  r = await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { delivery_id: failed.id } });
+  assert.equal(r.status, 202, r.text);
+  assert.equal(r.json.queued, 1);
+  await until('the replay', () => mine().length >= 5);
+  assert.equal(mine()[4].id, failed.id);
+  assert.equal(mine()[4].status, 200);
+  // Everything since a time (the endpoint's filter applied).
+  r = await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { since: before } });
+  assert.equal(r.status, 202, r.text);
+  assert.ok(r.json.queued >= 1);
+  await until('the second replay', () => mine().length >= 6);
+  assertProblem(assert, await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: {} }), 400, 'invalid_argument');
+  assertProblem(assert, await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { since: 'yesterday' } }), 400, 'invalid_argument');
+  assertProblem(assert, await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { delivery_id: 'msg_nope' } }), 404, 'not_found');
+});
+
+test('webhooks: a rotated secret signs together with the old one during the overlap', async () => {
+  const ep = endpoint();
+  const w = await createWebhook(ep, { event_types: ['user.created'] });
+  const old = ep.ep.secrets[0];
+  const r = await api('POST', `/api/v1/webhooks/${w.id}/secret`, { json: { overlap_seconds: 3600 } });
+  assert.equal(r.status, 200, r.text);
+  assert.match(r.json.secret, /^whsec_/);
+  assert.notEqual(r.json.secret, old);
+  assert.ok(r.json.previous_secret_expires_at);
+  const u1 = await createUser();
+  const d = await until('a delivery', () => ep.ep.got.find((x) => x.verified?.data.user_id === u1.id));
+  assert.equal(d.signature.split(' ').length, 2, 'two v1 signatures');
+  // Each secret alone verifies the delivery as sent.
+  const headers = { 'webhook-id': d.id, 'webhook-timestamp': d.timestamp, 'webhook-signature': d.signature };
+  for (const secret of [old, r.json.secret]) {
+    assert.equal(new Webhook(secret).verify(d.body, headers).type, 'user.created');
+  }
+  assert.throws(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(d.body, headers));
+  // Without overlap only the new one signs.
+  const r2 = await api('POST', `/api/v1/webhooks/${w.id}/secret`, { json: { overlap_seconds: 0 } });
+  assert.equal(r2.status, 200, r2.text);
+  ep.ep.secrets = [r2.json.secret];
+  const u2 = await createUser();
+  const d2 = await until('a second delivery', () => ep.ep.got.find((x) => x.verified?.data.user_id === u2.id));
+  assert.equal(d2.signature.split(' ').length, 1);
+});
+
+// The delivery process of the stack, by its pid file; restarted the way run-local starts it.
+const pidFile = path.join(varDir, 'run', 'webhooks.pid');
+function startDelivery() {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PORTCULLIS_')));
+  const log = openSync(path.join(varDir, 'log', 'webhooks.log'), 'a');
+  const child = spawn(path.join(buildDir, 'handlers', 'portcullis-webhooks'), ['--config', configFile], { env, detached: true, stdio: ['ignore', log, log] });
+  child.unref();
+  writeFileSync(pidFile, `${child.pid}\n`);
+  return child.pid;
+}
+
+test('webhooks: a burst survives a killed delivery process and a MariaDB restart: none lost (by webhook-id)', async () => {
+  await deleteEndpoints();
+  const ep = endpoint();
+  await createWebhook(ep, { event_types: ['user.created'] });
+  const created = new Set();
+  let stop = false;
+  const writer = async () => {
+    while (!stop) {
+      const r = await http('/api/v1/users', { method: 'POST', headers: { authorization: `Bearer ${await admin()}` }, json: { email: `burst-${unique()}@example.com` } }).catch(() => null);
+      if (r?.status === 201) created.add(r.json.id);
+    }
+  };
+  const writers = [writer(), writer(), writer(), writer()];
+  await until('deliveries under way', () => ep.ep.got.length >= 20);
+  // Kill the delivery process in the middle of a round, then start another.
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  process.kill(pid, 'SIGKILL');
+  await sleep(300);
+  startDelivery();
+  await sleep(500);
+  runLocal('db-stop');
+  await sleep(1500);
+  runLocal('db-start');
+  await until('ready again', async () => (await http('/readyz')).status === 200, 30000);
+  await sleep(1500);
+  stop = true;
+  await Promise.all(writers);
+  assert.ok(created.size >= 50, `a burst: ${created.size} users`);
+  // Every api worker writes what it holds on its next request: keep them all busy a moment.
+  const received = () => new Set(ep.ep.got.filter((d) => d.verified).map((d) => d.verified.data.user_id));
+  await until('every created user delivered', async () => {
+    await Promise.all(Array.from({ length: 8 }, () => api('GET', '/api/v1/webhooks?page_size=1')));
+    const got = received();
+    return [...created].every((id) => got.has(id));
+  }, 60000);
+  // At least once: duplicates only as repeats of one webhook-id, never two ids for one event.
+  const idsByEvent = new Map();
+  for (const d of ep.ep.got) {
+    assert.ok(d.verified, 'every delivery verifies');
+    const set = idsByEvent.get(d.verified.data.id) ?? new Set();
+    set.add(d.id);
+    idsByEvent.set(d.verified.data.id, set);
+  }
+  for (const [event, ids] of idsByEvent) assert.equal(ids.size, 1, `${event} has one webhook-id`);
+  const distinct = new Set(ep.ep.got.map((d) => d.id)).size;
+  console.log(`burst: ${created.size} users, ${ep.ep.got.length} deliveries, ${distinct} distinct webhook-ids`);
+  assert.ok(distinct >= created.size);
+});
