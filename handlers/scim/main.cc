@@ -3,9 +3,9 @@
 // organization. Parse, call lib/scim, render.
 #include <algorithm>
 
-#include "scim_auth.h"
 #include "scim/patch.h"
 #include "scim/schema.h"
+#include "scim_auth.h"
 #include "scim_http.h"
 #include "server/worker_main.h"
 
