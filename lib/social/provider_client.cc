@@ -36,7 +36,7 @@ Status fail(sso::OidcFailure& failure, std::string reason, std::string detail) {
 sso::OidcClientConfig config_of(const SocialConnection& c, std::string secret) {
   sso::OidcClientConfig config{c.issuer, c.client_id, std::move(secret), c.scopes};
   config.issuer_per_tenant = c.provider == "microsoft";
-  config.client_secret_post = !c.is_oidc();
+  config.client_secret_post = !c.is_oidc() && c.token_endpoint_auth_method != "client_secret_basic";
   return config;
 }
 
