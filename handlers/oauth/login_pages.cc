@@ -178,8 +178,9 @@ Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
                   ? "Signing in with an e-mailed code is not offered here. Use another way below."
                   : "Your organization does not allow signing in with an e-mailed code. Sign in "
                     "the way your organization asks, or contact your administrator.";
-    record_login_failure(
-        ctx, login, by_email.organization_id.empty() ? "email_disabled" : by_email.reason, *email);
+    record_login_failure(ctx, login,
+                         by_email.organization_id.empty() ? "email_disabled" : by_email.reason,
+                         *email, by_email.organization_id);
     return pages::login_page(403, v);
   }
   PORTCULLIS_ASSIGN_OR_RETURN(ratelimit::Decision allowance, code_allowance(ctx, *email, now));

@@ -95,12 +95,14 @@ events::Event login_event(const server::Context& ctx, const oauth::LoginRequest&
 }
 
 void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login,
-                          const std::string& reason, const std::string& email) {
+                          const std::string& reason, const std::string& email,
+                          const std::string& organization_id) {
   // The reason and the address tried, never the code or a link token.
   events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, "");
   e.data["reason"] = reason;
   e.data["method"] = "email";
   if (!email.empty()) e.data["email"] = email;
+  if (!organization_id.empty()) e.organization_id = organization_id;
   ctx.events.add(std::move(e));
 }
 

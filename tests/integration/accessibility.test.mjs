@@ -103,5 +103,8 @@ test('error pages pass WCAG 2.1 AA', async () => {
   const r = await page.goto(`${baseUrl}/oauth/login?login_request_id=${unique()}`);
   assert.ok(r.status() >= 400, `an error page (${r.status()})`);
   await audit(page, 'expired login request page');
+  // The control: the same audit on the page with an image lacking a text alternative fails.
+  await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<img src="/nothing.png">'));
+  await assert.rejects(audit(page, 'control'), /image-alt/);
   await page.close();
 });
