@@ -75,7 +75,8 @@ int64_t retry_delay_ms(const std::vector<int64_t>& schedule, int attempts) {
   return static_cast<int64_t>(static_cast<double>(schedule[attempts - 1]) * 1000.0 * jitter());
 }
 
-Attempt post_message(const std::string& url, const std::string& message_id, const std::string& body,
+Attempt post_message(outbound::Session& session, const std::string& url,
+                     const std::string& message_id, const std::string& body,
                      const std::vector<std::string>& keys, int64_t timestamp,
                      const outbound::Options& options) {
   outbound::PostRequest post;
@@ -84,7 +85,7 @@ Attempt post_message(const std::string& url, const std::string& message_id, cons
                   {"webhook-timestamp", std::to_string(timestamp)},
                   {"webhook-signature", signature_header(keys, message_id, timestamp, body)}};
   const auto started = std::chrono::steady_clock::now();
-  auto response = outbound::https_post(url, post, options);
+  auto response = session.post(url, post, options);
   Attempt a;
   a.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - started)
@@ -112,7 +113,11 @@ outbound::Options delivery_options(const config::Config& config) {
 
 Deliverer::Deliverer(store::Db& db, const crypto::MasterKey& master_key,
                      const config::Config& config, outbound::Options options)
-    : db_(db), master_key_(master_key), config_(config), options_(std::move(options)) {}
+    : db_(db),
+      master_key_(master_key),
+      config_(config),
+      options_(std::move(options)),
+      sessions_(kParallelEndpoints) {}
 
 Result<int> Deliverer::run_once(events::Recorder& recorder) {
   const std::string claim = new_id("clm_");
@@ -171,7 +176,7 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
   }
   const int64_t timestamp = unix_now();
   std::atomic<size_t> next_queue{0};
-  auto post_queues = [&] {
+  auto post_queues = [&](outbound::Session& session) {
     for (size_t qi = next_queue++; qi < queues.size(); qi = next_queue++) {
       Queue& q = queues[qi];
       for (Item& item : q.items) {
@@ -179,8 +184,8 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
         if (!q.key_error.empty()) {
           item.attempt.error = q.key_error;
         } else {
-          item.attempt = post_message(item.row->str(3), item.row->str(0), item.body, q.keys,
-                                      timestamp, options_);
+          item.attempt = post_message(session, item.row->str(3), item.row->str(0), item.body,
+                                      q.keys, timestamp, options_);
         }
         if (!item.attempt.ok()) break;  // the endpoint's later messages wait with this one
       }
@@ -189,8 +194,8 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
   {
     std::vector<std::jthread> threads;
     const size_t n = std::min(queues.size(), kParallelEndpoints);
-    for (size_t i = 1; i < n; ++i) threads.emplace_back(post_queues);
-    post_queues();
+    for (size_t i = 1; i < n; ++i) threads.emplace_back(post_queues, std::ref(sessions_[i]));
+    post_queues(sessions_[0]);
   }
 
   // 3. Record, in one transaction: every attempt, the delivered rows, the failed ones' next
