@@ -264,8 +264,8 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post, con
   CURL* h = reuse ? reuse->curl.get() : own.get();
 
   std::string ca_bundle;
-  if (!options.ca_file.empty()) {
-    char* system_bundle = nullptr;  // curl's compiled-in default, owned by curl
+  if (!options.ca_file.empty() && !plain_http) {  // plain http (loopback) has no TLS
+    char* system_bundle = nullptr;                // curl's compiled-in default, owned by curl
     curl_easy_getinfo(h, CURLINFO_CAINFO, &system_bundle);
     PORTCULLIS_ASSIGN_OR_RETURN(
         ca_bundle, merged_ca_bundle(system_bundle ? system_bundle : "", options.ca_file));
