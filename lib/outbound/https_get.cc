@@ -1,6 +1,7 @@
 #include "outbound/https_get.h"
 
 #include <curl/curl.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -160,6 +161,13 @@ Status failure(CURLcode rc, const Transfer& t, const Options& options) {
   }
 }
 
+// curl's OpenSSL context callback: the connection verifies with the shared store (the context
+// takes its own reference).
+CURLcode use_trust_store(CURL*, void* ssl_ctx, void* store) {
+  SSL_CTX_set1_cert_store(static_cast<SSL_CTX*>(ssl_ctx), static_cast<X509_STORE*>(store));
+  return CURLE_OK;
+}
+
 template <typename T>
 bool set(CURL* h, CURLoption option, T value) {
   return curl_easy_setopt(h, option, value) == CURLE_OK;
@@ -224,13 +232,15 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
   if (!handle) return Status::internal("libcurl could not be initialised");
   CURL* h = handle.get();
 
-  std::string ca_bundle;
-  if (!options.ca_file.empty()) {
-    char* system_bundle = nullptr;  // curl's compiled-in default, owned by curl
-    curl_easy_getinfo(h, CURLINFO_CAINFO, &system_bundle);
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        ca_bundle, merged_ca_bundle(system_bundle ? system_bundle : "", options.ca_file));
-  }
+  // curl's compiled-in defaults (owned by curl), read into the process's shared store; curl
+  // itself loads no CA file, so no connection parses the bundle again (ca_bundle.h).
+  char* system_bundle = nullptr;
+  char* system_path = nullptr;
+  curl_easy_getinfo(h, CURLINFO_CAINFO, &system_bundle);
+  curl_easy_getinfo(h, CURLINFO_CAPATH, &system_path);
+  PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<x509_store_st> trust,
+                              shared_trust_store(system_bundle ? system_bundle : "",
+                                                 system_path ? system_path : "", options.ca_file));
   Slist pins;
   if (!url.ip && !append(pins, pin_entry(url, addresses))) {
     return Status::internal("out of memory");
@@ -296,12 +306,15 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
     ok = set(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(options.form_body->size())) &&
          set(h, CURLOPT_POSTFIELDS, options.form_body->c_str());
   }
-  if (ok && !ca_bundle.empty()) {
-    curl_blob blob{ca_bundle.data(), ca_bundle.size(), CURL_BLOB_NOCOPY};
-    ok = set(h, CURLOPT_CAINFO_BLOB, &blob);
+  if (ok) {
+    ok = set(h, CURLOPT_CAINFO, static_cast<const char*>(nullptr)) &&
+         set(h, CURLOPT_CAPATH, static_cast<const char*>(nullptr)) &&
+         set(h, CURLOPT_SSL_CTX_FUNCTION, use_trust_store) &&
+         set(h, CURLOPT_SSL_CTX_DATA, static_cast<void*>(trust.get()));
   }
   if (!ok) return Status::internal("libcurl refused an option the outbound guard needs");
 
+  const auto prepared = Clock::now();  // name lookup, checks and options done
   CURLcode rc = curl_easy_perform(h);
   auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   if (rc != CURLE_OK && transfer.body_too_large && options.truncate_body) {
@@ -325,10 +338,24 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
   }
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-  log::debug("outbound request", {{"host", url.host},
-                                  {"status", static_cast<int>(status)},
-                                  {"bytes", static_cast<long long>(transfer.response.body.size())},
-                                  {"ms", static_cast<long long>(elapsed_ms.count())}});
+  // Where the time went, cumulative from the start of the transfer (µs): TCP connected, TLS
+  // done, first response byte.
+  curl_off_t connected = 0, tls = 0, first_byte = 0;
+  curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
+  curl_easy_getinfo(h, CURLINFO_APPCONNECT_TIME_T, &tls);
+  curl_easy_getinfo(h, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
+  log::debug(
+      "outbound request",
+      {{"host", url.host},
+       {"status", static_cast<int>(status)},
+       {"bytes", static_cast<long long>(transfer.response.body.size())},
+       {"ms", static_cast<long long>(elapsed_ms.count())},
+       {"setup_us",
+        static_cast<long long>(
+            std::chrono::duration_cast<std::chrono::microseconds>(prepared - started).count())},
+       {"connect_us", static_cast<long long>(connected)},
+       {"tls_us", static_cast<long long>(tls)},
+       {"first_byte_us", static_cast<long long>(first_byte)}});
   if (status >= 300 && status < 400) {
     return Status::failed_precondition("the server answered with a redirect (HTTP " +
                                        std::to_string(status) + "), which is not followed");
