@@ -1,5 +1,6 @@
 #include "outbound/ca_bundle.h"
 
+#include <curl/curl.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -87,6 +88,25 @@ Result<std::shared_ptr<x509_store_st>> shared_trust_store(const std::string& sys
   PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<X509_STORE> store, build_store(source));
   cached.emplace(std::move(source), store);
   return store;
+}
+
+Result<std::shared_ptr<x509_store_st>> outbound_trust_store(const std::string& extra_file) {
+  // curl's compiled-in defaults, read once per process.
+  static const std::pair<std::string, std::string> defaults = [] {
+    std::pair<std::string, std::string> out;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return out;
+    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
+    char* bundle = nullptr;  // owned by curl
+    char* path = nullptr;
+    if (h && curl_easy_getinfo(h.get(), CURLINFO_CAINFO, &bundle) == CURLE_OK && bundle) {
+      out.first = bundle;
+    }
+    if (h && curl_easy_getinfo(h.get(), CURLINFO_CAPATH, &path) == CURLE_OK && path) {
+      out.second = path;
+    }
+    return out;
+  }();
+  return shared_trust_store(defaults.first, defaults.second, extra_file);
 }
 
 Result<std::string> merged_ca_bundle(const std::string& system_bundle,

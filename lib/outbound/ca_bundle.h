@@ -31,4 +31,10 @@ Result<std::shared_ptr<x509_store_st>> shared_trust_store(const std::string& sys
                                                           const std::string& ca_path,
                                                           const std::string& extra_file);
 
+// shared_trust_store of libcurl's compiled-in CA bundle and directory plus `extra_file`
+// (PORTCULLIS_OUTBOUND_CA_FILE, may be empty): what every outbound connection verifies with
+// (https_get.h). A worker that makes outbound calls builds it when it starts, so that no
+// request pays for the parse.
+Result<std::shared_ptr<x509_store_st>> outbound_trust_store(const std::string& extra_file);
+
 }  // namespace portcullis::outbound

@@ -232,15 +232,10 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
   if (!handle) return Status::internal("libcurl could not be initialised");
   CURL* h = handle.get();
 
-  // curl's compiled-in defaults (owned by curl), read into the process's shared store; curl
-  // itself loads no CA file, so no connection parses the bundle again (ca_bundle.h).
-  char* system_bundle = nullptr;
-  char* system_path = nullptr;
-  curl_easy_getinfo(h, CURLINFO_CAINFO, &system_bundle);
-  curl_easy_getinfo(h, CURLINFO_CAPATH, &system_path);
+  // The process's shared store (ca_bundle.h); curl itself loads no CA file, so no connection
+  // parses the bundle again.
   PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<x509_store_st> trust,
-                              shared_trust_store(system_bundle ? system_bundle : "",
-                                                 system_path ? system_path : "", options.ca_file));
+                              outbound_trust_store(options.ca_file));
   Slist pins;
   if (!url.ip && !append(pins, pin_entry(url, addresses))) {
     return Status::internal("out of memory");
