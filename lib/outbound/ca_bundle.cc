@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <mutex>
 #include <optional>
 
 namespace portcullis::outbound {
@@ -79,8 +80,10 @@ Result<std::shared_ptr<X509_STORE>> build_store(const Source& source) {
 Result<std::shared_ptr<x509_store_st>> shared_trust_store(const std::string& system_bundle,
                                                           const std::string& ca_path,
                                                           const std::string& extra_file) {
-  // Per process: the workers are single-threaded.
+  // Per process; the webhook delivery process posts from several threads.
+  static std::mutex lock;
   static std::optional<std::pair<Source, std::shared_ptr<X509_STORE>>> cached;
+  std::lock_guard<std::mutex> guard(lock);
   Source source{system_bundle, ca_path, extra_file};
   stat_into(system_bundle, source.system_mtime, source.system_size);
   stat_into(extra_file, source.extra_mtime, source.extra_size);

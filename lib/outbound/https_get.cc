@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <memory>
 
 #include "log/log.h"
@@ -187,8 +188,39 @@ std::string Response::header(std::string_view name) const {
 
 namespace {
 
-Result<Response> perform(std::string_view url_text, const PostRequest* post,
-                         const Options& options) {
+// A Session's state: its curl handle (and so its connection cache), and for each host:port the
+// addresses its connections were checked against.
+struct Reuse {
+  CurlEasy curl;
+  std::map<std::string, std::string, std::less<>> checked;  // "host:port" → sorted addresses
+  uint64_t connections = 0;
+};
+
+// Gives `reuse` a handle whose cached connections to url's host:port were opened to exactly
+// `addresses` (all checked by this call): when the host now resolves to other addresses, every
+// cached connection is dropped with the old handle, so none can outlive the check it passed.
+bool prepare_reuse(Reuse& reuse, const HttpsUrl& url, const std::vector<IpAddress>& addresses) {
+  std::vector<std::string> sorted;
+  for (const IpAddress& a : addresses) sorted.push_back(to_string(a));
+  std::sort(sorted.begin(), sorted.end());
+  std::string now;
+  for (const std::string& a : sorted) now += a + " ";
+  const std::string key = url.host + ":" + std::to_string(url.port);
+  auto it = reuse.checked.find(key);
+  if (!reuse.curl || (it != reuse.checked.end() && it->second != now)) {
+    reuse.curl.reset(curl_easy_init());
+    reuse.checked.clear();
+    if (!reuse.curl) return false;
+  } else {
+    curl_easy_reset(reuse.curl.get());  // every option back to its default; the cache stays
+  }
+  reuse.checked[key] = now;
+  return true;
+}
+
+// One request under the guard; `reuse`: a Session's (null: a handle of this call only).
+Result<Response> perform(std::string_view url_text, const PostRequest* post, const Options& options,
+                         Reuse* reuse = nullptr) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const auto deadline = started + options.timeout;
@@ -228,14 +260,23 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
   }
 
   if (!curl_ready()) return Status::internal("libcurl could not be initialised");
-  CurlEasy handle(curl_easy_init());
-  if (!handle) return Status::internal("libcurl could not be initialised");
-  CURL* h = handle.get();
+  CurlEasy own;
+  if (reuse) {
+    if (!prepare_reuse(*reuse, url, addresses)) {
+      return Status::internal("libcurl could not be initialised");
+    }
+  } else {
+    own.reset(curl_easy_init());
+    if (!own) return Status::internal("libcurl could not be initialised");
+  }
+  CURL* h = reuse ? reuse->curl.get() : own.get();
 
   // The process's shared store (ca_bundle.h); curl itself loads no CA file, so no connection
-  // parses the bundle again.
-  PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<x509_store_st> trust,
-                              outbound_trust_store(options.ca_file));
+  // parses the bundle again. Plain http (loopback) has no TLS.
+  std::shared_ptr<x509_store_st> trust;
+  if (!plain_http) {
+    PORTCULLIS_ASSIGN_OR_RETURN(trust, outbound_trust_store(options.ca_file));
+  }
   Slist pins;
   if (!url.ip && !append(pins, pin_entry(url, addresses))) {
     return Status::internal("out of memory");
@@ -301,7 +342,9 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
     ok = set(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(options.form_body->size())) &&
          set(h, CURLOPT_POSTFIELDS, options.form_body->c_str());
   }
-  if (ok) {
+  if (ok && trust) {
+    // The context takes its own reference: a Session's cached connection keeps the store it
+    // was verified with.
     ok = set(h, CURLOPT_CAINFO, static_cast<const char*>(nullptr)) &&
          set(h, CURLOPT_CAPATH, static_cast<const char*>(nullptr)) &&
          set(h, CURLOPT_SSL_CTX_FUNCTION, use_trust_store) &&
@@ -333,6 +376,11 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
   }
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  if (reuse) {
+    long opened = 0;
+    curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &opened);
+    reuse->connections += static_cast<uint64_t>(opened);
+  }
   // Where the time went, cumulative from the start of the transfer (µs): TCP connected, TLS
   // done, first response byte.
   curl_off_t connected = 0, tls = 0, first_byte = 0;
@@ -367,6 +415,24 @@ Result<Response> https_get(std::string_view url, const Options& options) {
 
 Result<Response> https_post(std::string_view url, const PostRequest& post, const Options& options) {
   return perform(url, &post, options);
+}
+
+struct Session::Handle {
+  Reuse reuse;
+};
+
+Session::Session() : handle_(std::make_unique<Handle>()) {}
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+Result<Response> Session::post(std::string_view url, const PostRequest& post,
+                               const Options& options) {
+  return perform(url, &post, options, &handle_->reuse);
+}
+
+uint64_t Session::connections() const {
+  return handle_->reuse.connections;
 }
 
 }  // namespace portcullis::outbound
