@@ -1,6 +1,8 @@
 #include "signin_support.h"
 
 #include "crypto/compare.h"
+#include "custom_login/method_policy.h"
+#include "identity/identity_store.h"
 #include "identity/session_store.h"
 #include "identity/user_store.h"
 #include "log/log.h"
@@ -93,12 +95,14 @@ events::Event login_event(const server::Context& ctx, const oauth::LoginRequest&
 }
 
 void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login,
-                          const std::string& reason, const std::string& email) {
+                          const std::string& reason, const std::string& email,
+                          const std::string& organization_id) {
   // The reason and the address tried, never the code or a link token.
   events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, "");
   e.data["reason"] = reason;
   e.data["method"] = "email";
   if (!email.empty()) e.data["email"] = email;
+  if (!organization_id.empty()) e.organization_id = organization_id;
   ctx.events.add(std::move(e));
 }
 
@@ -116,6 +120,34 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
       }
     }
   };
+  // An e-mailed code or link is the e-mail method; the others are named as the policy names them.
+  const bool by_email = method.rfind("email_", 0) == 0;
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
+                              custom_login::LoginSettingsStore(ctx.services.db).get());
+  std::vector<std::string> named = {login.organization_id};
+  if (event_data.isObject() && event_data["organization_id"].isString()) {
+    named.push_back(event_data["organization_id"].asString());
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      custom_login::MethodDecision allowed,
+      custom_login::check_method(ctx.services.db, settings, by_email ? "email" : method, email,
+                                 named));
+  if (!allowed.allowed) {
+    events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, "");
+    e.data["reason"] = allowed.reason;
+    e.data["method"] = method;
+    e.data["email"] = email;
+    with_data(e);
+    if (!allowed.organization_id.empty()) e.organization_id = allowed.organization_id;
+    ctx.events.add(std::move(e));
+    return pages::error_page(
+        403, "Use another way to sign in",
+        allowed.organization_id.empty()
+            ? "This way of signing in is not offered here. Go back and choose another one."
+            : "Your organization does not allow this way of signing in. Go back and sign in "
+              "the way your organization asks, for example through its identity provider.",
+        login.id, "Back to sign-in");
+  }
   identity::UserStore users(ctx.services.db);
   auto user = users.find_or_create_by_verified_email(email);
   if (!user) {
@@ -136,6 +168,14 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
     return pages::error_page(403, "This account is deactivated",
                              "Your account is deactivated, so you cannot sign in. Contact your "
                              "administrator.");
+  }
+  if (by_email) {
+    // The address itself is the account an e-mailed code proves (the user's `identities`).
+    // Linked to another user already (an address moved between users by an admin): the code
+    // proved the address, which names this user now; the old link stays where it was.
+    Status linked = identity::IdentityStore(ctx.services.db)
+                        .link(user->id, identity::Identity{"email", email, "email", "", ""});
+    if (!linked.is_ok() && linked.code() != Code::kAlreadyExists) return linked;
   }
   identity::SessionStore sessions(ctx.services.db, ctx.services.config);
   PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user->id, now, ctx.request, now));

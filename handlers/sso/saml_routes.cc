@@ -1,6 +1,7 @@
 #include "saml_routes.h"
 
 #include "core/time.h"
+#include "custom_login/method_policy.h"
 #include "http/request.h"
 #include "identity/session_store.h"
 #include "identity/user_store.h"
@@ -102,6 +103,17 @@ Result<http::Response> unsolicited(Context& ctx, Result<sso::Connection>& connec
   if (!user) {
     if (reason.empty()) return user.status();
     return refuse(ctx, nullptr, connection->id, org, reason, user.status().message());
+  }
+  // The sign-in methods the environment and the organization allow apply here too, before a
+  // session exists (custom_login/method_policy.h).
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
+                              custom_login::LoginSettingsStore(ctx.services.db).get());
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      custom_login::MethodDecision allowed,
+      custom_login::check_method(ctx.services.db, settings, "sso", user->email, {org}));
+  if (!allowed.allowed) {
+    return refuse(ctx, nullptr, connection->id, org, allowed.reason,
+                  "the sign-in method is not allowed");
   }
   identity::SessionStore sessions(ctx.services.db, ctx.services.config);
   PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user->id, now, ctx.request, now));
