@@ -22,7 +22,7 @@ namespace portcullis::sso_worker {
 
 // The redirect to the IdP for a login request (the caller checked the connection is active).
 Result<http::Response> start_saml(server::Context& ctx, const oauth::LoginRequest& login,
-                                  const sso::Connection& connection, const std::string& browser,
+                                  sso::Connection& connection, const std::string& browser,
                                   int64_t now);
 
 void install_saml_routes(server::App& app, std::shared_ptr<oauth_worker::SigninDeps> deps);

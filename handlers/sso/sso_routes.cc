@@ -4,6 +4,8 @@
 
 #include "authorization.h"
 #include "core/time.h"
+#include "log/log.h"
+#include "outbound/ca_bundle.h"
 #include "pages/error_page.h"
 #include "saml_routes.h"
 #include "signin_support.h"
@@ -84,6 +86,11 @@ Result<http::Response> oidc_callback(Context& ctx, SigninDeps& deps) {
 }  // namespace
 
 void install_sso_routes(server::App& app) {
+  // Warm up: the outbound trust store is parsed as the worker starts, not in a sign-in's
+  // callback (a cold parse of the system CA bundle costs more than the whole callback).
+  if (auto store = outbound::outbound_trust_store(app.services().config.outbound_ca_file); !store) {
+    log::warn("outbound trust store not loaded", {{"error", store.status().message()}});
+  }
   auto deps = std::make_shared<SigninDeps>();
   auto flow = std::make_shared<std::unique_ptr<oauth::LoginFlow>>();
   deps->flow = [flow](server::Services& services) -> oauth::LoginFlow& {

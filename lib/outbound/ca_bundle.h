@@ -4,9 +4,12 @@
 // cannot stop public hosts from verifying.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/status.h"
+
+struct x509_store_st;  // OpenSSL's X509_STORE
 
 namespace portcullis::outbound {
 
@@ -16,5 +19,22 @@ namespace portcullis::outbound {
 // PEM certificate: a configured bundle that silently did nothing would be worse than an error.
 Result<std::string> merged_ca_bundle(const std::string& system_bundle,
                                      const std::string& extra_file);
+
+// The trust store every outbound TLS connection of this process verifies with: the
+// certificates of merged_ca_bundle (or of the system bundle alone when `extra_file` is empty)
+// plus the CA directory `ca_path` (hashed names, looked up on demand), parsed once and shared
+// (OpenSSL reference-counts the store; connections only read it). Parsing the ~150 system
+// certificates costs far more than a TLS handshake, so doing it per request dominated every
+// outbound call. Rebuilt when either file's modification time or size changes, so a renewed
+// bundle applies at the next request. Errors as merged_ca_bundle's.
+Result<std::shared_ptr<x509_store_st>> shared_trust_store(const std::string& system_bundle,
+                                                          const std::string& ca_path,
+                                                          const std::string& extra_file);
+
+// shared_trust_store of libcurl's compiled-in CA bundle and directory plus `extra_file`
+// (PORTCULLIS_OUTBOUND_CA_FILE, may be empty): what every outbound connection verifies with
+// (https_get.h). A worker that makes outbound calls builds it when it starts, so that no
+// request pays for the parse.
+Result<std::shared_ptr<x509_store_st>> outbound_trust_store(const std::string& extra_file);
 
 }  // namespace portcullis::outbound

@@ -1,6 +1,7 @@
 #include "outbound/https_get.h"
 
 #include <curl/curl.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -161,6 +162,13 @@ Status failure(CURLcode rc, const Transfer& t, const Options& options) {
   }
 }
 
+// curl's OpenSSL context callback: the connection verifies with the shared store (the context
+// takes its own reference).
+CURLcode use_trust_store(CURL*, void* ssl_ctx, void* store) {
+  SSL_CTX_set1_cert_store(static_cast<SSL_CTX*>(ssl_ctx), static_cast<X509_STORE*>(store));
+  return CURLE_OK;
+}
+
 template <typename T>
 bool set(CURL* h, CURLoption option, T value) {
   return curl_easy_setopt(h, option, value) == CURLE_OK;
@@ -263,12 +271,11 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post, con
   }
   CURL* h = reuse ? reuse->curl.get() : own.get();
 
-  std::string ca_bundle;
-  if (!options.ca_file.empty() && !plain_http) {  // plain http (loopback) has no TLS
-    char* system_bundle = nullptr;                // curl's compiled-in default, owned by curl
-    curl_easy_getinfo(h, CURLINFO_CAINFO, &system_bundle);
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        ca_bundle, merged_ca_bundle(system_bundle ? system_bundle : "", options.ca_file));
+  // The process's shared store (ca_bundle.h); curl itself loads no CA file, so no connection
+  // parses the bundle again. Plain http (loopback) has no TLS.
+  std::shared_ptr<x509_store_st> trust;
+  if (!plain_http) {
+    PORTCULLIS_ASSIGN_OR_RETURN(trust, outbound_trust_store(options.ca_file));
   }
   Slist pins;
   if (!url.ip && !append(pins, pin_entry(url, addresses))) {
@@ -335,14 +342,17 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post, con
     ok = set(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(options.form_body->size())) &&
          set(h, CURLOPT_POSTFIELDS, options.form_body->c_str());
   }
-  if (ok && !ca_bundle.empty()) {
-    // A Session's handle outlives this call: curl keeps its own copy.
-    curl_blob blob{ca_bundle.data(), ca_bundle.size(),
-                   static_cast<unsigned int>(reuse ? CURL_BLOB_COPY : CURL_BLOB_NOCOPY)};
-    ok = set(h, CURLOPT_CAINFO_BLOB, &blob);
+  if (ok && trust) {
+    // The context takes its own reference: a Session's cached connection keeps the store it
+    // was verified with.
+    ok = set(h, CURLOPT_CAINFO, static_cast<const char*>(nullptr)) &&
+         set(h, CURLOPT_CAPATH, static_cast<const char*>(nullptr)) &&
+         set(h, CURLOPT_SSL_CTX_FUNCTION, use_trust_store) &&
+         set(h, CURLOPT_SSL_CTX_DATA, static_cast<void*>(trust.get()));
   }
   if (!ok) return Status::internal("libcurl refused an option the outbound guard needs");
 
+  const auto prepared = Clock::now();  // name lookup, checks and options done
   CURLcode rc = curl_easy_perform(h);
   auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   if (rc != CURLE_OK && transfer.body_too_large && options.truncate_body) {
@@ -371,10 +381,24 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post, con
     curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &opened);
     reuse->connections += static_cast<uint64_t>(opened);
   }
-  log::debug("outbound request", {{"host", url.host},
-                                  {"status", static_cast<int>(status)},
-                                  {"bytes", static_cast<long long>(transfer.response.body.size())},
-                                  {"ms", static_cast<long long>(elapsed_ms.count())}});
+  // Where the time went, cumulative from the start of the transfer (µs): TCP connected, TLS
+  // done, first response byte.
+  curl_off_t connected = 0, tls = 0, first_byte = 0;
+  curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
+  curl_easy_getinfo(h, CURLINFO_APPCONNECT_TIME_T, &tls);
+  curl_easy_getinfo(h, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
+  log::debug(
+      "outbound request",
+      {{"host", url.host},
+       {"status", static_cast<int>(status)},
+       {"bytes", static_cast<long long>(transfer.response.body.size())},
+       {"ms", static_cast<long long>(elapsed_ms.count())},
+       {"setup_us",
+        static_cast<long long>(
+            std::chrono::duration_cast<std::chrono::microseconds>(prepared - started).count())},
+       {"connect_us", static_cast<long long>(connected)},
+       {"tls_us", static_cast<long long>(tls)},
+       {"first_byte_us", static_cast<long long>(first_byte)}});
   if (status >= 300 && status < 400) {
     return Status::failed_precondition("the server answered with a redirect (HTTP " +
                                        std::to_string(status) + "), which is not followed");

@@ -32,7 +32,8 @@ const std::set<std::string, std::less<>> kSamlFields = {"type",
                                                         "idp_sso_url",
                                                         "idp_certificates",
                                                         "attribute_mapping",
-                                                        "idp_initiated"};
+                                                        "idp_initiated_login_enabled",
+                                                        "sign_authn_requests"};
 
 Status read_mapping(const Json::Value& v, AttributeMapping& m) {
   if (!v.isObject()) return Status::invalid_argument("attribute_mapping must be an object");
@@ -95,9 +96,10 @@ Status apply_saml(const Json::Value& body, Connection& c) {
         certs.push_back(pem.asString());
       }
       c.idp_certificates = std::move(certs);
-    } else if (key == "idp_initiated") {
-      if (!v.isBool()) return Status::invalid_argument("idp_initiated must be a boolean");
-      c.idp_initiated = v.asBool();
+    } else if (key == "idp_initiated_login_enabled" || key == "sign_authn_requests") {
+      if (!v.isBool()) return Status::invalid_argument(key + " must be a boolean");
+      (key == "sign_authn_requests" ? c.sign_authn_requests : c.idp_initiated_login_enabled) =
+          v.asBool();
     } else if (key == "attribute_mapping") {
       PORTCULLIS_RETURN_IF_ERROR(read_mapping(v, c.mapping));
     }
@@ -185,7 +187,8 @@ Json::Value config_json(const Connection& c) {
   if (!c.idp_entity_id.empty()) v["idp_entity_id"] = c.idp_entity_id;
   if (!c.idp_sso_url.empty()) v["idp_sso_url"] = c.idp_sso_url;
   if (!c.idp_certificates.empty()) v["idp_certificates"] = strings(c.idp_certificates);
-  v["idp_initiated"] = c.idp_initiated;
+  v["idp_initiated_login_enabled"] = c.idp_initiated_login_enabled;
+  v["sign_authn_requests"] = c.sign_authn_requests;
   return v;
 }
 
@@ -203,7 +206,11 @@ void read_config(const Json::Value& v, Connection& c) {
   c.idp_entity_id = str(v, "idp_entity_id");
   c.idp_sso_url = str(v, "idp_sso_url");
   c.idp_certificates = string_list(v["idp_certificates"]);
-  c.idp_initiated = v.isObject() && v["idp_initiated"].isBool() && v["idp_initiated"].asBool();
+  // Only this name: the "idp_initiated" flag of earlier versions had no effect, and turning
+  // IdP-initiated login on must be a deliberate act, never an upgrade's.
+  auto flag = [&v](const char* key) { return v.isObject() && v[key].isBool() && v[key].asBool(); };
+  c.idp_initiated_login_enabled = flag("idp_initiated_login_enabled");
+  c.sign_authn_requests = flag("sign_authn_requests");
 }
 
 Json::Value to_json(const Connection& c, const std::string& base_url) {
@@ -221,6 +228,10 @@ Json::Value to_json(const Connection& c, const std::string& base_url) {
     v["sp_entity_id"] = sp + "/metadata";
     v["sp_acs_url"] = sp + "/acs";
     v["sp_metadata_url"] = sp + "/metadata";
+    if (!c.sp_certificates.signing.empty()) {
+      v["sp_signing_certificate"] = c.sp_certificates.signing;
+      v["sp_encryption_certificate"] = c.sp_certificates.encryption;
+    }
   }
   v["create_time"] = c.create_time;
   v["update_time"] = c.update_time;

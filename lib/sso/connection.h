@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "sso/sp_keys.h"
 
 namespace portcullis::sso {
 
@@ -43,7 +44,14 @@ struct Connection {
   std::string idp_entity_id;
   std::string idp_sso_url;
   std::vector<std::string> idp_certificates;  // PEM
-  bool idp_initiated = false;                 // IdP-initiated login: off unless enabled
+  // IdP-initiated login (an unsolicited Response at the ACS): off unless enabled.
+  bool idp_initiated_login_enabled = false;
+  // Sign every AuthnRequest, even when the IdP's metadata does not say WantAuthnRequestsSigned
+  // (it is signed then anyway).
+  bool sign_authn_requests = false;
+  // The SP's own certificates (sp_keys.h): made with the connection, stored beside the
+  // configuration, never set through the API.
+  SpCertificates sp_certificates;
 
   std::string create_time;  // RFC 3339
   std::string update_time;  // RFC 3339

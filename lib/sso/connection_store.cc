@@ -9,7 +9,8 @@ namespace portcullis::sso {
 namespace {
 
 const std::string kColumns =
-    std::string("id, organization_id, type, name, state, ") + kStoredColumns;
+    std::string("id, organization_id, type, name, state, ") + kStoredColumns + ", sp_certificates";
+constexpr size_t kCertificatesColumn = 9;
 
 Result<Connection> from_row(const store::Row& r) {
   PORTCULLIS_ASSIGN_OR_RETURN(StoredColumns stored, read_stored_columns(r, 5));
@@ -20,7 +21,40 @@ Result<Connection> from_row(const store::Row& r) {
   c.name = r.str(3);
   c.state = r.str(4);
   apply_stored_columns(std::move(stored), c);
+  if (!r.is_null(kCertificatesColumn)) {
+    auto certs = json::parse(r.str(kCertificatesColumn));
+    if (certs && certs->isObject()) {
+      c.sp_certificates.signing = (*certs)["signing"].asString();
+      c.sp_certificates.encryption = (*certs)["encryption"].asString();
+    }
+  }
   return c;
+}
+
+// The associated data of the sealed SP private keys: bound to the connection.
+std::string keys_aad(const std::string& connection_id) {
+  return "sso_connection:" + connection_id + ":sp_keys";
+}
+
+// The sealed `column` (a constant of this file) of connection `id`, opened with `aad`;
+// FailedPrecondition `missing` when none is stored.
+Result<std::string> open_sealed(store::Db& db, const crypto::MasterKey& master_key,
+                                const char* column, const std::string& id, const std::string& aad,
+                                const char* missing) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db.query(std::string("SELECT ") + column + " FROM sso_connections WHERE id = ? AND " +
+                   column + " IS NOT NULL",
+               {id}));
+  if (rows.empty()) return Status::failed_precondition(missing);
+  return master_key.open(rows[0].str(0), aad);
+}
+
+std::string certificates_json(const SpCertificates& certs) {
+  Json::Value v(Json::objectValue);
+  v["signing"] = certs.signing;
+  v["encryption"] = certs.encryption;
+  return json::write(v);
 }
 
 Status not_found() {
@@ -42,12 +76,23 @@ Status ConnectionStore::create(Connection& c, const std::optional<std::string>& 
     sealed = std::move(s);
     c.has_client_secret = true;
   }
+  store::Value certificates(nullptr);
+  store::Value sealed_keys(nullptr);
+  if (c.type == "saml") {
+    PORTCULLIS_ASSIGN_OR_RETURN(SpKeys keys, generate_sp_keys(c.id, unix_now()));
+    PORTCULLIS_ASSIGN_OR_RETURN(std::string s,
+                                master_key_.seal(private_keys_json(keys), keys_aad(c.id)));
+    sealed_keys = std::move(s);
+    certificates = certificates_json(keys.certificates);
+    c.sp_certificates = std::move(keys.certificates);
+  }
   std::string now = db_now();
   PORTCULLIS_RETURN_IF_ERROR(
       db_.execute("INSERT INTO sso_connections (id, organization_id, type, name, state, config, "
-                  "secret_sealed, create_time, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  "secret_sealed, sp_certificates, sp_keys_sealed, create_time, update_time) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                   {c.id, c.organization_id, c.type, c.name, c.state, json::write(config_json(c)),
-                   sealed, now, now})
+                   sealed, certificates, sealed_keys, now, now})
           .status());
   c.create_time = db_time_to_rfc3339(now);
   c.update_time = c.create_time;
@@ -114,14 +159,35 @@ Result<std::optional<Connection>> ConnectionStore::active_of_organization(
   return std::optional<Connection>(std::move(c));
 }
 
+Status ConnectionStore::ensure_sp_keys(Connection& c, int64_t now) {
+  if (c.type != "saml" || !c.sp_certificates.signing.empty()) return Status::ok();
+  PORTCULLIS_ASSIGN_OR_RETURN(SpKeys keys, generate_sp_keys(c.id, now));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string sealed,
+                              master_key_.seal(private_keys_json(keys), keys_aad(c.id)));
+  // Only where none are stored: two workers racing here keep the first pair, and both read it.
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("UPDATE sso_connections SET sp_certificates = ?, sp_keys_sealed = ? "
+                  "WHERE id = ? AND sp_keys_sealed IS NULL",
+                  {certificates_json(keys.certificates), sealed, c.id})
+          .status());
+  PORTCULLIS_ASSIGN_OR_RETURN(Connection stored, find(c.id));
+  c.sp_certificates = std::move(stored.sp_certificates);
+  return Status::ok();
+}
+
+Result<SpKeys> ConnectionStore::sp_keys(const Connection& c) {
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string text,
+                              open_sealed(db_, master_key_, "sp_keys_sealed", c.id, keys_aad(c.id),
+                                          "the connection has no SP keys"));
+  SpKeys keys;
+  keys.certificates = c.sp_certificates;
+  PORTCULLIS_RETURN_IF_ERROR(read_private_keys_json(text, keys));
+  return keys;
+}
+
 Result<std::string> ConnectionStore::client_secret(const Connection& c) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query("SELECT secret_sealed FROM sso_connections WHERE id = ? AND secret_sealed IS "
-                "NOT NULL",
-                {c.id}));
-  if (rows.empty()) return Status::failed_precondition("the connection has no client secret");
-  return master_key_.open(rows[0].str(0), secret_aad("sso_connection", c.id));
+  return open_sealed(db_, master_key_, "secret_sealed", c.id, secret_aad("sso_connection", c.id),
+                     "the connection has no client secret");
 }
 
 }  // namespace portcullis::sso

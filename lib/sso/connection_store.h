@@ -1,5 +1,6 @@
-// The only writer of sso_connections. The OIDC client secret is sealed with the master key
-// (crypto/aead.h), bound to the connection's id, and opened only to call the IdP.
+// The only writer of sso_connections. The OIDC client secret and the SAML SP private keys are
+// sealed with the master key (crypto/aead.h), bound to the connection's id, and opened only to
+// call the IdP or to build the SAML SP.
 #pragma once
 
 #include <optional>
@@ -34,6 +35,11 @@ class ConnectionStore {
 
   // The organization's active connection (the oldest, when several are active).
   Result<std::optional<Connection>> active_of_organization(const std::string& organization_id);
+  // A SAML connection stored before SP keys existed gets its pair now (sp_keys.h); `c` then
+  // carries the stored certificates. Nothing for OIDC or a connection that has them.
+  Status ensure_sp_keys(Connection& c, int64_t now);
+  // The SP private keys of a SAML connection, opened (to build the worker's Lasso server).
+  Result<SpKeys> sp_keys(const Connection& c);
   // The OIDC client secret in the clear, to authenticate to the IdP's token endpoint.
   Result<std::string> client_secret(const Connection& c);
 

@@ -1,5 +1,6 @@
 #include "sso/oidc_client.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -27,6 +28,8 @@ struct CachedMetadata {
 struct CachedKeys {
   std::shared_ptr<const jose::RsaKeySet> keys;
   int64_t fetched_at = 0;
+  // The last refetch an unknown kid caused (never: long ago).
+  int64_t unknown_kid_fetch_at = std::numeric_limits<int64_t>::min() / 2;
 };
 
 // Per worker process (single-threaded), keyed by issuer and by JWKS URL.
@@ -194,15 +197,24 @@ Result<Json::Value> OidcClient::verify_id_token(const std::string& id_token,
                                                 const ProviderMetadata& meta,
                                                 const std::string& nonce, int64_t now,
                                                 OidcFailure& failure) {
-  // The header alone first, to know whether the cached key set can verify it.
+  // The extractor: the header alone first, to know whether the cached key set can verify it.
+  // Only RS256 goes on to the key cache: "none" and HMAC are refused before any key is chosen
+  // (and cannot spend the refetch budget).
   auto decoded = jose::decode_jwt(id_token);
   if (!decoded) return fail(failure, "invalid_id_token", decoded.status().message());
+  if (member(decoded->header, "alg") != "RS256") {
+    return fail(failure, "invalid_id_token", "alg is not RS256");
+  }
   std::string kid = member(decoded->header, "kid");
+  // The key cache: bounded staleness, and an unknown (non-empty) kid refetches at most once
+  // per kJwksMinRefetchSeconds.
   auto& cache = key_cache();
   CachedKeys& cached = cache[meta.jwks_uri];
   bool stale = !cached.keys || now - cached.fetched_at >= kJwksCacheSeconds;
-  bool unknown_kid = cached.keys && !find_key(*cached.keys, kid);
-  if (stale || (unknown_kid && now - cached.fetched_at >= kJwksMinRefetchSeconds)) {
+  bool unknown_kid = cached.keys && !kid.empty() && !find_key(*cached.keys, kid) &&
+                     now - cached.unknown_kid_fetch_at >= kJwksMinRefetchSeconds;
+  if (unknown_kid) cached.unknown_kid_fetch_at = now;
+  if (stale || unknown_kid) {
     outbound::Options options = outbound_;
     options.max_body_bytes = jose::kMaxJwksBytes;
     options.accept = "application/jwk-set+json, application/json";
@@ -216,6 +228,7 @@ Result<Json::Value> OidcClient::verify_id_token(const std::string& id_token,
       return fail(failure, "jwks_unavailable", keys.status().message());
     }
   }
+  // The verifier: the signature by the key the kid names, then the claims.
   std::shared_ptr<const jose::RsaKeySet> keys = cached.keys;
   auto verified = jose::verify_jwt(
       id_token, [&](std::string_view k) { return keys ? find_key(*keys, k) : nullptr; });

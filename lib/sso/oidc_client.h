@@ -2,10 +2,14 @@
 // independent of where its configuration comes from: enterprise SSO connections use it, and
 // so can social login's generic OIDC providers.
 //
-// Every request to the provider goes through the SSRF guard (outbound/https_get.h). Discovery
-// documents and key sets are cached per worker process; a token naming a key id the cached set
-// lacks causes one refetch of the set (at most every kJwksMinRefetchSeconds), so a provider's
-// key rotation works without a restart.
+// Every request to the provider goes through the SSRF guard (outbound/https_get.h). The ID
+// token path is split as Envoy's jwt_authn splits it: the header is read first (extractor: alg
+// must be RS256, the kid named), a per-worker key cache answers the key for (jwks_uri, kid),
+// then the verifier checks the signature and the claims. Discovery documents and key sets are
+// cached per worker process for at most kDiscoveryCacheSeconds / kJwksCacheSeconds (bounded
+// staleness); a kid the cached set lacks refetches it — once, and at most once per
+// kJwksMinRefetchSeconds per key set and worker whatever tokens arrive — so a provider's key
+// rotation works without a restart and made-up kids cannot make the worker hammer the IdP.
 #pragma once
 
 #include <json/value.h>
@@ -21,7 +25,7 @@ namespace portcullis::sso {
 
 inline constexpr int64_t kDiscoveryCacheSeconds = 3600;
 inline constexpr int64_t kJwksCacheSeconds = 3600;
-inline constexpr int64_t kJwksMinRefetchSeconds = 5;
+inline constexpr int64_t kJwksMinRefetchSeconds = 60;
 inline constexpr int64_t kIdTokenLeewaySeconds = 120;
 
 struct OidcClientConfig {

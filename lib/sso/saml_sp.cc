@@ -94,21 +94,38 @@ std::map<std::string, CachedServer>& server_cache() {
   return cache;
 }
 
-Result<CachedServer> server_for(const Connection& c, const SamlSp& sp) {
-  if (!lasso_ready()) return Status::internal("Lasso could not be initialised");
-  // Keyed by what the server is made of, so a changed connection is never served stale.
-  const std::string idp_xml = idp_metadata(c);
-  const std::string version = sp.entity_id + "\n" + idp_xml;
-  auto& cache = server_cache();
-  if (auto hit = cache.find(c.id); hit != cache.end() && hit->second.version == version) {
-    return hit->second;
-  }
-  const std::string sp_xml = sp_metadata(sp);
+// A server of our SP with its keys: the signing key (and certificate) sign AuthnRequests with
+// RSA-SHA256; the encryption key alone decrypts assertions (never the signing key).
+Result<std::shared_ptr<LassoServer>> new_server(const SamlSp& sp) {
+  const std::string sp_xml = sp_metadata(sp, false);
   std::shared_ptr<LassoServer> server(
       lasso_server_new_from_buffers(sp_xml.c_str(), nullptr, nullptr, nullptr), [](LassoServer* s) {
         if (s) g_object_unref(s);
       });
   if (!server) return Status::internal("Lasso refused the SP metadata");
+  server->signature_method = LASSO_SIGNATURE_METHOD_RSA_SHA256;
+  if (sp.certificates.signing.empty() || !sp.keys) return server;
+  PORTCULLIS_ASSIGN_OR_RETURN(SpKeys keys, sp.keys());
+  assign(server->private_key, keys.signing_key.c_str());
+  assign(server->certificate, keys.certificates.signing.c_str());
+  if (lasso_server_set_encryption_private_key_with_password(
+          server.get(), keys.encryption_key.c_str(), nullptr) != 0) {
+    return Status::internal("Lasso refused the SP encryption key");
+  }
+  return server;
+}
+
+Result<CachedServer> server_for(const Connection& c, const SamlSp& sp) {
+  if (!lasso_ready()) return Status::internal("Lasso could not be initialised");
+  // Keyed by what the server is made of, so a changed connection is never served stale.
+  const std::string idp_xml = idp_metadata(c);
+  const std::string version = sp.entity_id + "\n" + sp.certificates.signing + "\n" +
+                              sp.certificates.encryption + "\n" + idp_xml;
+  auto& cache = server_cache();
+  if (auto hit = cache.find(c.id); hit != cache.end() && hit->second.version == version) {
+    return hit->second;
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<LassoServer> server, new_server(sp));
   int rc = lasso_server_add_provider_from_buffer(server.get(), LASSO_PROVIDER_ROLE_IDP,
                                                  idp_xml.c_str(), nullptr, nullptr);
   if (rc != 0) {
@@ -124,6 +141,14 @@ Result<CachedServer> server_for(const Connection& c, const SamlSp& sp) {
   CachedServer entry{version, server, idp_id};
   cache[c.id] = entry;
   return entry;
+}
+
+bool idp_wants_signed_requests(const CachedServer& s) {
+  LassoProvider* idp = lasso_server_get_provider(s.server.get(), s.idp_id.c_str());
+  if (!idp) return false;
+  std::unique_ptr<gchar, GFree> want(
+      lasso_provider_get_metadata_one(idp, "WantAuthnRequestsSigned"));
+  return want && std::string_view(want.get()) == "true";
 }
 
 // xs:dateTime in UTC ("2026-11-25T12:00:00Z", fractions allowed); nullopt otherwise.
@@ -247,18 +272,42 @@ SamlSp sp_of(const std::string& base_url, const std::string& connection_id) {
   return SamlSp{root + "/metadata", root + "/acs"};
 }
 
-std::string sp_metadata(const SamlSp& sp) {
+std::string sp_metadata(const SamlSp& sp, bool authn_requests_signed) {
+  auto key = [](const char* use, const std::string& pem, const char* methods) {
+    return std::string("    <md:KeyDescriptor use=\"") + use +
+           "\"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>" + pem_body(pem) +
+           "</ds:X509Certificate></ds:X509Data></ds:KeyInfo>" + methods + "</md:KeyDescriptor>\n";
+  };
+  std::string keys;
+  if (!sp.certificates.signing.empty()) keys += key("signing", sp.certificates.signing, "");
+  if (!sp.certificates.encryption.empty()) {
+    // What Lasso (xmlsec1) decrypts: AES content keys wrapped with RSA-OAEP.
+    keys += key("encryption", sp.certificates.encryption,
+                "<md:EncryptionMethod Algorithm=\"http://www.w3.org/2009/xmlenc11#aes256-gcm\"/>"
+                "<md:EncryptionMethod Algorithm=\"http://www.w3.org/2001/04/xmlenc#aes256-cbc\"/>"
+                "<md:EncryptionMethod "
+                "Algorithm=\"http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p\"/>");
+  }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-         "<md:EntityDescriptor xmlns:md=\"urn:oasis:names:tc:SAML:2.0:metadata\" entityID=\"" +
-         pages::escape(sp.entity_id) +
-         "\">\n  <md:SPSSODescriptor AuthnRequestsSigned=\"false\" WantAssertionsSigned=\"true\" "
-         "protocolSupportEnumeration=\"urn:oasis:names:tc:SAML:2.0:protocol\">\n"
+         "<md:EntityDescriptor xmlns:md=\"urn:oasis:names:tc:SAML:2.0:metadata\" "
+         "xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\" entityID=\"" +
+         pages::escape(sp.entity_id) + "\">\n  <md:SPSSODescriptor AuthnRequestsSigned=\"" +
+         (authn_requests_signed ? "true" : "false") +
+         "\" WantAssertionsSigned=\"true\" "
+         "protocolSupportEnumeration=\"urn:oasis:names:tc:SAML:2.0:protocol\">\n" +
+         keys +
          "    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"
          "</md:NameIDFormat>\n"
          "    <md:AssertionConsumerService "
          "Binding=\"urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST\" Location=\"" +
          pages::escape(sp.acs_url) +
          "\" index=\"0\" isDefault=\"true\"/>\n  </md:SPSSODescriptor>\n</md:EntityDescriptor>\n";
+}
+
+Result<bool> signs_authn_requests(const Connection& c, const SamlSp& sp) {
+  if (c.sign_authn_requests) return true;
+  PORTCULLIS_ASSIGN_OR_RETURN(CachedServer s, server_for(c, sp));
+  return idp_wants_signed_requests(s);
 }
 
 Status check_idp_metadata(const Connection& c, const SamlSp& sp) {
@@ -279,8 +328,14 @@ Result<SamlRedirect> authn_request(const Connection& c, const SamlSp& sp,
   GPtr<LassoLogin> login(lasso_login_new(s.server.get()));
   if (!login) return Status::internal("Lasso could not start a login");
   LassoProfile* profile = LASSO_PROFILE(login.get());
-  // No SP key: the request goes unsigned (docs/sso.md).
-  lasso_profile_set_signature_hint(profile, LASSO_PROFILE_SIGNATURE_HINT_FORBID);
+  // Signed (Bindings §3.4.4.1: SigAlg and Signature over the query) when the connection or the
+  // IdP asks; otherwise not, whatever Lasso's defaults.
+  const bool sign = c.sign_authn_requests || idp_wants_signed_requests(s);
+  if (sign && !s.server->private_key) {
+    return Status::failed_precondition("the IdP wants signed requests and the SP has no key");
+  }
+  lasso_profile_set_signature_hint(
+      profile, sign ? LASSO_PROFILE_SIGNATURE_HINT_FORCE : LASSO_PROFILE_SIGNATURE_HINT_FORBID);
   std::string idp = s.idp_id;
   int rc = lasso_login_init_authn_request(login.get(), idp.data(), LASSO_HTTP_METHOD_REDIRECT);
   if (rc != 0) {
@@ -317,7 +372,8 @@ Result<SamlLogin> read_response(const Connection& c, const SamlSp& sp,
   }
   auto xml = crypto::base64_decode(compact);
   if (!xml) return refuse(reason, "malformed_xml", "not base64");
-  if (auto shape = check_response_shape(*xml, reason); !shape.is_ok()) return shape;
+  ResponseShape shape;
+  PORTCULLIS_RETURN_IF_ERROR(check_response_shape(*xml, reason, &shape));
 
   PORTCULLIS_ASSIGN_OR_RETURN(CachedServer s, server_for(c, sp));
   GPtr<LassoLogin> login(lasso_login_new(s.server.get()));
@@ -328,6 +384,10 @@ Result<SamlLogin> read_response(const Connection& c, const SamlSp& sp,
   // demand both, which Entra ID's default (assertion only) does not send.
   lasso_profile_set_signature_verify_hint(profile, LASSO_PROFILE_SIGNATURE_VERIFY_HINT_MAYBE);
   int rc = lasso_login_process_authn_response_msg(login.get(), compact.data());
+  // Lasso ignores a failed decryption and then finds no assertion at all.
+  if (rc == LASSO_PROFILE_ERROR_MISSING_ASSERTION && shape.encrypted) {
+    return refuse(reason, "decryption_failed", lasso_strerror(rc));
+  }
   if (rc != 0) return refuse(reason, lasso_reason(rc), lasso_strerror(rc));
 
   LassoSamlp2Response* response = LASSO_SAMLP2_RESPONSE(profile->response);
@@ -339,7 +399,14 @@ Result<SamlLogin> read_response(const Connection& c, const SamlSp& sp,
       !LASSO_IS_SAML2_ASSERTION(response->Assertion->data)) {
     return refuse(reason, "assertion_count");
   }
-  const auto* assertion = LASSO_SAML2_ASSERTION(response->Assertion->data);
+  auto* assertion = LASSO_SAML2_ASSERTION(response->Assertion->data);
+  if (shape.encrypted) {
+    // The decrypted assertion, as Lasso verified its signature: the shape checks a plain one
+    // had before Lasso saw it.
+    const xmlNode* decrypted = lasso_node_get_original_xmlnode(LASSO_NODE(assertion));
+    if (!decrypted) return refuse(reason, "decryption_failed", "no decrypted assertion");
+    PORTCULLIS_RETURN_IF_ERROR(check_assertion_shape(decrypted, shape.response_signed, reason));
+  }
   if (!assertion->ID || !*assertion->ID) return refuse(reason, "invalid_response", "no ID");
   PORTCULLIS_RETURN_IF_ERROR(check_conditions(assertion, sp, now, reason));
   SamlLogin out;

@@ -2,17 +2,20 @@
 // mod_auth_mellon (docs/sso.md says why): SP-initiated login, the AuthnRequest over
 // HTTP-Redirect, the Response over HTTP-POST.
 //
-// Lasso parses the response and verifies the XML signatures with the certificate of the IdP's
-// metadata (a valid Response signature, or else a valid signature of the Assertion; an invalid
-// one anywhere refuses). Like mellon, the checks Lasso leaves to the SP are done here: the
-// document's shape first (saml_shape.h: wrapping, double signatures, comments, DTDs), then
-// Destination, one bearer SubjectConfirmation with Recipient = our ACS, NotOnOrAfter and
-// InResponseTo, Conditions NotBefore/NotOnOrAfter (kSamlSkewSeconds of skew) and the
-// AudienceRestriction naming our entity id. Replays and the binding of InResponseTo to the
-// browser are the caller's (sso_requests.h, saml_assertions in the store).
+// Lasso parses the response, decrypts an EncryptedAssertion with the SP's encryption key,
+// signs the HTTP-Redirect AuthnRequest with the SP's signing key when the IdP wants it, and
+// verifies the XML signatures with the certificate of the IdP's metadata (a valid Response
+// signature, or else a valid signature of the Assertion; an invalid one anywhere refuses). Like
+// mellon, the checks Lasso leaves to the SP are done here: the document's shape first
+// (saml_shape.h: wrapping, double signatures, comments, DTDs), then Destination, one bearer
+// SubjectConfirmation with Recipient = our ACS, NotOnOrAfter and InResponseTo, Conditions
+// NotBefore/NotOnOrAfter (kSamlSkewSeconds of skew) and the AudienceRestriction naming our entity
+// id. Replays and the binding of InResponseTo to the browser are the caller's (sso_requests.h,
+// saml_assertions in the store).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,23 +29,33 @@ namespace portcullis::sso {
 inline constexpr int64_t kSamlSkewSeconds = 120;
 
 // What the SP is called at the IdP: entity id {base}/sso/saml/{id}/metadata, ACS
-// {base}/sso/saml/{id}/acs.
+// {base}/sso/saml/{id}/acs; and its own keys (sp_keys.h).
 struct SamlSp {
   std::string entity_id;
   std::string acs_url;
+  SpCertificates certificates;  // none: requests go unsigned and nothing can be decrypted
+  // Opens the private keys; called only when a worker builds its Lasso server for the
+  // connection (once per worker and configuration).
+  std::function<Result<SpKeys>()> keys;
 };
 SamlSp sp_of(const std::string& base_url, const std::string& connection_id);
 
 // The SP's metadata document (SAML 2.0 Metadata §2.4.4): HTTP-POST ACS, signed assertions
-// wanted, e-mail NameID format.
-std::string sp_metadata(const SamlSp& sp);
+// wanted, e-mail NameID format, the signing and encryption certificates (KeyDescriptor use
+// "signing" / "encryption") and AuthnRequestsSigned as given.
+std::string sp_metadata(const SamlSp& sp, bool authn_requests_signed);
+
+// Whether the AuthnRequests of this connection are signed: the connection asks for it
+// (sign_authn_requests) or the IdP's metadata says WantAuthnRequestsSigned="true".
+Result<bool> signs_authn_requests(const Connection& c, const SamlSp& sp);
 
 // The IdP's metadata: the connection's document, or one built from entity id, SSO URL and
 // certificates. FailedPrecondition when Lasso cannot use it (no IdP, no SSO service, no key).
 Status check_idp_metadata(const Connection& c, const SamlSp& sp);
 
 struct SamlRedirect {
-  std::string url;         // the IdP's SSO URL with SAMLRequest (deflated) and RelayState
+  std::string url;         // the IdP's SSO URL with SAMLRequest (deflated) and RelayState, and
+                           // SigAlg (rsa-sha256) and Signature when signs_authn_requests
   std::string request_id;  // the AuthnRequest's ID: the response's InResponseTo
 };
 Result<SamlRedirect> authn_request(const Connection& c, const SamlSp& sp,
@@ -58,6 +71,8 @@ struct SamlLogin {
 };
 
 // The verified login of a base64 SAMLResponse, or a Status with `reason` set (docs/sso.md).
+// An EncryptedAssertion is decrypted with the SP's encryption key (Lasso), then checked as a
+// plain one: its shape (saml_shape.h), its signature, and everything below.
 Result<SamlLogin> read_response(const Connection& c, const SamlSp& sp,
                                 const std::string& saml_response, int64_t now, std::string& reason);
 

@@ -16,9 +16,9 @@ import path from 'node:path';
 import * as samlify from 'samlify';
 import { SignedXml } from 'xml-crypto';
 import { chromium } from 'playwright-core';
-import { baseUrl, varDir, sleep } from './harness.mjs';
+import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
 import { api, unique } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider } from './sso-fixtures.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, authorizeInBrowser } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
 
@@ -50,9 +50,9 @@ function keyPair(name) {
 
 const certBody = (pem) => pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
 
-function idpMetadata(entityId, cert) {
+function idpMetadata(entityId, cert, { wantSigned = false } = {}) {
   return `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}">
-  <md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+  <md:IDPSSODescriptor WantAuthnRequestsSigned="${wantSigned}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
     <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certBody(cert)}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
     <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>
     <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${idpBase}/sso"/>
@@ -61,12 +61,13 @@ function idpMetadata(entityId, cert) {
 }
 
 // The organization, its verified domain and an active SAML connection to an IdP whose
-// signing key is keys.idp.
-async function samlOrg() {
+// signing key is keys.idp (`wantSigned`: its metadata says WantAuthnRequestsSigned; `extra`:
+// more fields of the connection).
+async function samlOrg({ wantSigned = false, extra = {} } = {}) {
   const { org, domain } = await orgWithDomain('saml');
   const idpEntity = `https://idp-${unique()}.saml.test-idp.com/metadata`;
   const c = await api('POST', `/api/v1/organizations/${org.id}/connections`, {
-    json: { type: 'saml', name: 'Test SAML IdP', idp_metadata_xml: idpMetadata(idpEntity, keys.idp.cert) } });
+    json: { type: 'saml', name: 'Test SAML IdP', idp_metadata_xml: idpMetadata(idpEntity, keys.idp.cert, { wantSigned }), ...extra } });
   assert.equal(c.status, 201, c.text);
   const a = await api('PATCH', `/api/v1/organizations/${org.id}/connections/${c.json.id}`, { json: { state: 'active' } });
   assert.equal(a.status, 200, a.text);
@@ -117,8 +118,30 @@ function defaults(ctx, pending, email) {
     notBefore: iso(-30), notOnOrAfter: iso(300), scdNotOnOrAfter: iso(300) };
 }
 
+const postBase64 = (browser, ctx, samlResponse, relayState) =>
+  browser.request(ctx.connection.sp_acs_url, { method: 'POST', form: { SAMLResponse: samlResponse, ...(relayState === null ? {} : { RelayState: relayState }) } });
 const post = (browser, ctx, pending, xml, relayState = pending.relayState) =>
-  browser.request(ctx.connection.sp_acs_url, { method: 'POST', form: { SAMLResponse: Buffer.from(xml).toString('base64'), ...(relayState === null ? {} : { RelayState: relayState }) } });
+  postBase64(browser, ctx, Buffer.from(xml).toString('base64'), relayState);
+
+// The SP as samlify sees it, from the metadata Portcullis publishes (`encryptionCert`: the
+// encryption certificate replaced by another one).
+async function samlifySp(ctx, { encryptionCert } = {}) {
+  let xml = await (await fetch(ctx.connection.sp_metadata_url)).text();
+  if (encryptionCert) {
+    xml = xml.replace(/(<md:KeyDescriptor use="encryption"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>)[^<]+/, `$1${certBody(encryptionCert)}`);
+  }
+  return samlify.ServiceProvider({ metadata: xml });
+}
+
+// A samlify IdP of `ctx` (keys.idp), encrypting its assertions when `encrypt`.
+const samlifyIdp = (ctx, { encrypt = false, wantSigned = false } = {}) => samlify.IdentityProvider({
+  metadata: idpMetadata(ctx.idpEntity, keys.idp.cert, { wantSigned }), privateKey: keys.idp.key,
+  isAssertionEncrypted: encrypt, wantAuthnRequestsSigned: wantSigned });
+
+// The Response `xml` with its Assertion encrypted to the SP's encryption certificate (as
+// samlify's IdP does it: AES-256-CBC content key wrapped with RSA-OAEP), base64.
+// (SamlLib is a getter on module.exports, which the ESM namespace does not name.)
+const encrypted = (idp, sp, xml) => (samlify.SamlLib ?? samlify.default.SamlLib).encryptAssertion(idp, sp, xml);
 
 before(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'portcullis-saml-'));
@@ -133,7 +156,7 @@ after(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-test('SP metadata: entity id, HTTP-POST ACS, signed assertions wanted', async () => {
+test('SP metadata: entity id, HTTP-POST ACS, signed assertions wanted, signing and encryption certificates', async () => {
   const ctx = await samlOrg();
   const r = await fetch(ctx.connection.sp_metadata_url);
   assert.equal(r.status, 200);
@@ -142,6 +165,136 @@ test('SP metadata: entity id, HTTP-POST ACS, signed assertions wanted', async ()
   assert.ok(xml.includes(`entityID="${ctx.connection.sp_entity_id}"`));
   assert.ok(xml.includes(`Location="${ctx.connection.sp_acs_url}"`));
   assert.ok(xml.includes('WantAssertionsSigned="true"'));
+  assert.ok(xml.includes('AuthnRequestsSigned="false"'), 'this IdP does not want signed requests');
+  // Two key pairs of the SP, their certificates as the API shows them (the private keys never).
+  const signing = xml.match(/<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>([^<]+)/)?.[1];
+  const encryption = xml.match(/<md:KeyDescriptor use="encryption"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>([^<]+)/)?.[1];
+  assert.ok(signing && encryption && signing !== encryption, 'separate signing and encryption keys');
+  assert.equal(certBody(ctx.connection.sp_signing_certificate), signing);
+  assert.equal(certBody(ctx.connection.sp_encryption_certificate), encryption);
+  const got = await api('GET', `/api/v1/organizations/${ctx.org.id}/connections/${ctx.connection.id}`);
+  assert.equal(got.json.sp_signing_certificate, ctx.connection.sp_signing_certificate);
+  assert.ok(!/PRIVATE KEY/.test(got.text), 'no private key in the API');
+  const sealed = dbQuery(`SELECT sp_keys_sealed FROM sso_connections WHERE id = '${ctx.connection.id}'`)[0][0];
+  assert.ok(sealed && !/PRIVATE KEY/.test(sealed), 'the private keys are sealed at rest');
+});
+
+test('signed AuthnRequests: an IdP whose metadata wants them gets SigAlg rsa-sha256 that samlify verifies, refusing the unsigned or altered request; sign_authn_requests signs for any IdP', async () => {
+  const ctx = await samlOrg({ wantSigned: true });
+  const sp = await samlifySp(ctx);
+  assert.ok((await (await fetch(ctx.connection.sp_metadata_url)).text()).includes('AuthnRequestsSigned="true"'));
+  const idp = samlifyIdp(ctx, { wantSigned: true });
+  const octet = (query) => query.split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+  const parse = (query) => idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(new URLSearchParams(query)), octetString: octet(query) });
+
+  const b = new Browser();
+  const who = `signed.${unique()}@${ctx.domain}`;
+  const to = await toIdentityProvider(b, who);
+  assert.equal(to.searchParams.get('SigAlg'), 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+  assert.ok(to.searchParams.get('Signature'));
+  const query = to.href.slice(to.href.indexOf('?') + 1);
+  const parsed = await parse(query);
+  const requestXml = inflateRawSync(Buffer.from(to.searchParams.get('SAMLRequest'), 'base64')).toString('utf8');
+  assert.equal(parsed.extract.request.id, requestXml.match(/\sID="([^"]+)"/)[1]);
+  // The same request without its signature, or with another RelayState: samlify refuses both.
+  const unsigned = query.split('&').filter((p) => !/^(Signature|SigAlg)=/.test(p)).join('&');
+  await assert.rejects(parse(unsigned), /ERR_MISSING_SIG_ALG/);
+  await assert.rejects(parse(query.replace(/RelayState=[^&]*/, 'RelayState=forged')), /ERR_FAILED_MESSAGE_SIGNATURE_VERIFICATION/);
+
+  // samlify answers the signed request; the sign-in completes.
+  const { context: samlResponse } = await idp.createLoginResponse(sp, parsed, 'post', { email: who }, undefined, false, to.searchParams.get('RelayState'));
+  const acs = await postBase64(b, ctx, samlResponse, to.searchParams.get('RelayState'));
+  assert.equal(acs.status, 303, acs.html?.slice(0, 500));
+  const done = await b.follow(acs.location);
+  assert.match(done.url, /\/oauth\/consent\?/);
+  assert.ok(hasSession(b));
+
+  // An IdP that does not ask: unsigned, until the connection asks for signatures.
+  const plain = await samlOrg();
+  const first = await toIdentityProvider(new Browser(), `plain.${unique()}@${plain.domain}`);
+  assert.equal(first.searchParams.get('SigAlg'), null);
+  assert.equal(first.searchParams.get('Signature'), null);
+  const patched = await api('PATCH', `/api/v1/organizations/${plain.org.id}/connections/${plain.connection.id}`, { json: { sign_authn_requests: true } });
+  assert.equal(patched.status, 200, patched.text);
+  assert.equal(patched.json.sign_authn_requests, true);
+  const again = await toIdentityProvider(new Browser(), `plain.${unique()}@${plain.domain}`);
+  assert.equal(again.searchParams.get('SigAlg'), 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+  const strict = samlifyIdp(plain, { wantSigned: true });
+  const q2 = again.href.slice(again.href.indexOf('?') + 1);
+  await strict.parseLoginRequest(await samlifySp(plain), 'redirect', { query: Object.fromEntries(again.searchParams), octetString: octet(q2) });
+});
+
+test('encrypted assertions: samlify encrypts to the certificate of the SP metadata and the sign-in completes; a decrypted assertion gets every check a plain one does; encrypted to another key is refused', async () => {
+  const ctx = await samlOrg();
+  const sp = await samlifySp(ctx);
+  const idp = samlifyIdp(ctx, { encrypt: true });
+
+  // samlify's own encrypted Response to our AuthnRequest.
+  {
+    const b = new Browser();
+    const who = `enc.${unique()}@${ctx.domain}`;
+    const to = await toIdentityProvider(b, who);
+    const parsed = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(to.searchParams) });
+    const { context: samlResponse } = await idp.createLoginResponse(sp, parsed, 'post', { email: who }, undefined, false, to.searchParams.get('RelayState'));
+    const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
+    assert.match(xml, /EncryptedAssertion/);
+    assert.doesNotMatch(xml, /<saml:Assertion/);
+    const acs = await postBase64(b, ctx, samlResponse, to.searchParams.get('RelayState'));
+    assert.equal(acs.status, 303, acs.html?.slice(0, 500));
+    const done = await b.follow(acs.location);
+    assert.match(done.url, /\/oauth\/consent\?/);
+    assert.ok(hasSession(b));
+  }
+
+  // Crafted responses, each encrypted as samlify does: the good one, then attacks.
+  const email = () => `enc.${unique()}@${ctx.domain}`;
+  {
+    const b = new Browser();
+    const who = email();
+    const pending = await toIdp(b, who);
+    const good = defaults(ctx, pending, who);
+    const r = await postBase64(b, ctx, await encrypted(idp, sp, sign(responseXml(good), 'Assertion', keys.idp)), pending.relayState);
+    assert.equal(r.status, 303, r.html.slice(0, 800));
+    assert.match((await b.follow(r.location)).url, /\/oauth\/consent\?/);
+    // The same assertion again, encrypted afresh, in another sign-in: a replay.
+    const b2 = new Browser();
+    const p2 = await toIdp(b2, who);
+    const replay = await postBase64(b2, ctx, await encrypted(idp, sp, sign(responseXml({ ...defaults(ctx, p2, who), assertionId: good.assertionId }), 'Assertion', keys.idp)), p2.relayState);
+    assert.equal(replay.status, 403);
+    assert.ok(!hasSession(b2));
+    await failureEvent(ctx.org.id, 'replayed_assertion');
+  }
+  const other = await samlifySp(ctx, { encryptionCert: keys.attacker.cert });
+  const cases = [
+    ['encrypted to another key', 'decryption_failed', (p) => encrypted(idp, other, sign(responseXml(p), 'Assertion', keys.idp))],
+    ['encrypted, unsigned inside', 'unsigned', (p) => encrypted(idp, sp, responseXml(p))],
+    ['encrypted, signed by another key', 'invalid_signature', (p) => encrypted(idp, sp, sign(responseXml(p), 'Assertion', keys.attacker))],
+    ['encrypted, wrong Audience', 'wrong_audience', (p) => encrypted(idp, sp, sign(responseXml({ ...p, audience: 'https://another-sp.example.com' }), 'Assertion', keys.idp))],
+    ['encrypted, wrong Recipient', 'wrong_recipient', (p) => encrypted(idp, sp, sign(responseXml({ ...p, recipient: `${baseUrl}/sso/saml/conn_other/acs` }), 'Assertion', keys.idp))],
+    ['encrypted, expired', 'expired', (p) => encrypted(idp, sp, sign(responseXml({ ...p, notOnOrAfter: iso(-600), scdNotOnOrAfter: iso(-600) }), 'Assertion', keys.idp))],
+    ['encrypted, InResponseTo of another request', 'in_response_to_mismatch', (p) => encrypted(idp, sp, sign(responseXml({ ...p, inResponseTo: `_other${randomBytes(6).toString('hex')}` }), 'Assertion', keys.idp))],
+    ['encrypted, comment injected into NameID', 'xml_comment', (p) => {
+      const victim = p.nameId;
+      const signed = sign(responseXml({ ...p, nameId: `eve@evil.com.${victim.split('@')[1]}`, email: `eve@evil.com.${victim.split('@')[1]}` }), 'Assertion', keys.idp);
+      return encrypted(idp, sp, signed.replaceAll('eve@evil.com.', 'eve@evil.com<!---->.'));
+    }],
+    ['a plain assertion beside the encrypted one', 'assertion_count', async (p) => {
+      const enc = Buffer.from(await encrypted(idp, sp, sign(responseXml(p), 'Assertion', keys.idp)), 'base64').toString('utf8');
+      const plainOne = sign(responseXml({ ...p, assertionId: '_beside' }), 'Assertion', keys.idp).match(/<saml:Assertion[\s\S]*<\/saml:Assertion>/)[0];
+      return Buffer.from(enc.replace('<samlp:Status>', `${plainOne}<samlp:Status>`)).toString('base64');
+    }],
+  ];
+  for (const [name, reason, make] of cases) {
+    const b = new Browser();
+    const who = email();
+    const pending = await toIdp(b, who);
+    const r = await postBase64(b, ctx, await make(defaults(ctx, pending, who)), pending.relayState);
+    assert.equal(r.status, 403, `${name}: ${r.status} ${r.location ?? ''} ${r.html.slice(0, 300)}`);
+    assert.match(r.html, /Single sign-on failed/, name);
+    assert.ok(!hasSession(b), `${name}: no session`);
+    const e = await failureEvent(ctx.org.id, reason);
+    assert.equal(e.method, 'sso', name);
+  }
 });
 
 test('Chromium, whole MCP flow through a samlify IdP: discovery, DCR, authorize, e-mail of a verified domain, IdP, ACS, consent, token, whoami', async () => {
@@ -333,4 +486,108 @@ test('SAML: replayed assertion ids, unsolicited responses and another browser at
   assert.equal(mine.status, 200, mine.html.slice(0, 500));
   assert.match(mine.url, /\/oauth\/consent\?/);
   assert.ok(hasSession(owner));
+});
+
+// An unsolicited (IdP-initiated) Response for `who`: no InResponseTo, signed by keys.idp.
+function unsolicitedXml(ctx, who, overrides = {}) {
+  const acs = ctx.connection.sp_acs_url;
+  return responseXml({ responseId: `_r${randomBytes(8).toString('hex')}`, assertionId: `_a${randomBytes(8).toString('hex')}`, issuer: ctx.idpEntity,
+    destination: acs, recipient: acs, audience: ctx.connection.sp_entity_id, inResponseTo: null, nameId: who,
+    notBefore: iso(-30), notOnOrAfter: iso(300), scdNotOnOrAfter: iso(300), ...overrides });
+}
+const b64 = (xml) => Buffer.from(xml).toString('base64');
+
+test('IdP-initiated login: refused by default (page and event); enabled, accepted only with every check and once, landing signed in on our page, never at the RelayState', async () => {
+  const ctx = await samlOrg();
+  assert.equal(ctx.connection.idp_initiated_login_enabled, false, 'off by default');
+  const who = `tile.${unique()}@${ctx.domain}`;
+
+  const off = new Browser();
+  const refused = await postBase64(off, ctx, b64(sign(unsolicitedXml(ctx, who), 'Assertion', keys.idp)), null);
+  assert.equal(refused.status, 403);
+  assert.match(refused.html, /IdP-initiated/);
+  assert.ok(!hasSession(off));
+  await failureEvent(ctx.org.id, 'unsolicited_response');
+
+  const on = await api('PATCH', `/api/v1/organizations/${ctx.org.id}/connections/${ctx.connection.id}`, { json: { idp_initiated_login_enabled: true } });
+  assert.equal(on.status, 200, on.text);
+  assert.equal(on.json.idp_initiated_login_enabled, true);
+
+  // Every check still applies: each of these is refused, with its reason.
+  const cases = [
+    ['unsigned', 'unsigned', () => unsolicitedXml(ctx, who)],
+    ['signed by another key', 'invalid_signature', () => sign(unsolicitedXml(ctx, who), 'Assertion', keys.attacker)],
+    ['wrong Audience', 'wrong_audience', () => sign(unsolicitedXml(ctx, who, { audience: 'https://another-sp.example.com' }), 'Assertion', keys.idp)],
+    ['expired', 'expired', () => sign(unsolicitedXml(ctx, who, { notOnOrAfter: iso(-600), scdNotOnOrAfter: iso(-600) }), 'Assertion', keys.idp)],
+    ['a response to some AuthnRequest', 'in_response_to_mismatch', () => sign(unsolicitedXml(ctx, who, { inResponseTo: `_req${randomBytes(6).toString('hex')}` }), 'Assertion', keys.idp)],
+    ['a user of another domain', 'email_domain_not_verified', () => sign(unsolicitedXml(ctx, `eve.${unique()}@elsewhere.example.com`), 'Assertion', keys.idp)],
+  ];
+  for (const [name, reason, make] of cases) {
+    const b = new Browser();
+    const r = await postBase64(b, ctx, b64(make()), null);
+    assert.equal(r.status, 403, `${name}: ${r.status} ${r.location ?? ''} ${r.html.slice(0, 300)}`);
+    assert.ok(!hasSession(b), `${name}: no session`);
+    await failureEvent(ctx.org.id, reason);
+  }
+
+  // The good one: a session and our landing page, whatever the RelayState says.
+  const b = new Browser();
+  const xml = sign(unsolicitedXml(ctx, who), 'Assertion', keys.idp);
+  const ok = await postBase64(b, ctx, b64(xml), 'https://evil.example.com/steal');
+  assert.equal(ok.status, 303, ok.html.slice(0, 500));
+  assert.equal(ok.location, `${baseUrl}/sso/saml/signed-in`);
+  assert.ok(hasSession(b));
+  const landing = await b.follow(ok.location);
+  assert.equal(landing.status, 200);
+  assert.match(landing.html, /You are signed in/);
+  assert.ok(landing.html.includes(who.toLowerCase()), landing.html.slice(0, 800));
+  let succeeded;
+  for (let i = 0; i < 40 && !succeeded; i++) {
+    succeeded = dbQuery(`SELECT data FROM events WHERE type = 'user.login.succeeded' AND organization_id = '${ctx.org.id}'`).map(([d]) => JSON.parse(d)).find((d) => d.idp_initiated);
+    if (!succeeded) await sleep(100);
+  }
+  assert.equal(succeeded?.connection_id, ctx.connection.id);
+  // The session serves a client's own authorization request: straight to consent, as that user.
+  const consent = await authorizeInBrowser(b, {});
+  assert.equal(consent.status, 200, consent.html.slice(0, 500));
+  assert.match(consent.url, /\/oauth\/consent\?/);
+  assert.ok(consent.html.includes(who.toLowerCase()));
+
+  // The same Response again: a replay, refused.
+  const again = new Browser();
+  const replay = await postBase64(again, ctx, b64(xml), null);
+  assert.equal(replay.status, 403);
+  assert.ok(!hasSession(again));
+  await failureEvent(ctx.org.id, 'replayed_assertion');
+  // Without a session the landing page says so.
+  const nobody = await new Browser().request(`${baseUrl}/sso/saml/signed-in`);
+  assert.equal(nobody.status, 403);
+});
+
+test('Chromium, IdP-initiated: a page of the IdP posts an unsolicited samlify Response; the browser keeps the session and lands signed in', async () => {
+  const ctx = await samlOrg({ extra: { idp_initiated_login_enabled: true } });
+  const sp = await samlifySp(ctx);
+  const idp = samlifyIdp(ctx);
+  const who = `chromium.${unique()}@${ctx.domain}`;
+  const { context: samlResponse } = await idp.createLoginResponse(sp, undefined, 'post', { email: who });
+  assert.doesNotMatch(Buffer.from(samlResponse, 'base64').toString('utf8'), /InResponseTo="[^"]/);
+  const page = `<!doctype html><html><body><form method="post" action="${ctx.connection.sp_acs_url}">` +
+    `<input type="hidden" name="SAMLResponse" value="${samlResponse}"></form><script>document.forms[0].submit()</script></body></html>`;
+  // The IdP's origin (its port, free again once the samlify IdP of the first Chromium test ends).
+  if (server) { server.closeAllConnections?.(); await new Promise((r) => server.close(r)); }
+  server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page));
+  await new Promise((r) => server.listen(idpPort, '127.0.0.1', r));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'portcullis-chromium-idpinit-'));
+  const browser = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const tab = await browser.newPage();
+    await tab.goto(`${idpBase}/tile`);
+    await tab.waitForURL(/\/sso\/saml\/signed-in/, { timeout: 20000 });
+    const text = await tab.textContent('body');
+    assert.match(text, /You are signed in/);
+    assert.ok(text.includes(who.toLowerCase()), text);
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,10 +1,14 @@
 #define BOOST_TEST_MODULE outbound_url
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
 
+#include "crypto/rsa.h"
+#include "crypto/x509.h"
 #include "outbound/allow_list.h"
 #include "outbound/ca_bundle.h"
 #include "outbound/url.h"
@@ -156,5 +160,42 @@ BOOST_AUTO_TEST_CASE(extra_ca_bundle_is_added_to_the_system_one) {
   BOOST_TEST(merged_ca_bundle(system, (dir / "missing.pem").string()).status().code() ==
              Code::kFailedPrecondition);
   BOOST_TEST(merged_ca_bundle(system, empty).status().code() == Code::kFailedPrecondition);
+  std::filesystem::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(the_trust_store_is_parsed_once_and_rebuilt_when_a_file_changes) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("portcullis-store-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto certificate = [](const char* cn) {
+    auto key = crypto::RsaPrivateKey::generate(2048);
+    BOOST_REQUIRE(key.is_ok());
+    auto pem = crypto::self_signed_certificate(*key, cn, 1700000000, 1900000000);
+    BOOST_REQUIRE(pem.is_ok());
+    return *pem;
+  };
+  const std::string system = (dir / "system.pem").string();
+  const std::string extra = (dir / "extra.pem").string();
+  std::ofstream(system) << certificate("system-ca");
+  std::ofstream(extra) << certificate("extra-ca");
+  auto count = [](x509_store_st* store) {
+    return sk_X509_OBJECT_num(X509_STORE_get0_objects(store));
+  };
+
+  auto first = shared_trust_store(system, "", extra);
+  BOOST_REQUIRE(first.is_ok());
+  BOOST_TEST(count(first->get()) == 2);
+  auto again = shared_trust_store(system, "", extra);
+  BOOST_REQUIRE(again.is_ok());
+  BOOST_TEST(again->get() == first->get());  // the same store: nothing parsed again
+  // A renewed extra bundle (one more certificate) applies at the next call.
+  std::ofstream(extra, std::ios::app) << certificate("extra-ca-2");
+  auto renewed = shared_trust_store(system, "", extra);
+  BOOST_REQUIRE(renewed.is_ok());
+  BOOST_TEST(renewed->get() != first->get());
+  BOOST_TEST(count(renewed->get()) == 3);
+  // An unusable extra bundle is an error, as for merged_ca_bundle.
+  BOOST_TEST(shared_trust_store(system, "", (dir / "missing.pem").string()).status().code() ==
+             Code::kFailedPrecondition);
   std::filesystem::remove_all(dir);
 }
