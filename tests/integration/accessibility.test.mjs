@@ -7,13 +7,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { baseUrl, http } from './harness.mjs';
+import { baseUrl } from './harness.mjs';
 import { api, unique } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS } from './sso-fixtures.mjs';
+import { CHROMIUM_ARGS, authorizeUrl } from './sso-fixtures.mjs';
 import { lastMail } from './browser.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
@@ -54,18 +53,6 @@ async function audit(page, what) {
   const lines = result.violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} — ${n.target.join(' ')}: ${n.failureSummary}`));
   assert.deepEqual(lines, [], `${what}: ${page.url()}`);
   assert.ok(result.passes.length > 10, `${what}: axe ran (${result.passes.length} rules passed)`);
-}
-
-async function authorizeUrl() {
-  const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
-    json: { client_name: 'Accessibility test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
-  assert.equal(reg.status, 201, reg.text);
-  const verifier = randomBytes(32).toString('base64url');
-  const url = new URL(`${baseUrl}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
-    state: 's', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    scope: 'demo:read', resource: mcpUrl })) url.searchParams.set(k, v);
-  return url.href;
 }
 
 test('login, code and consent pages pass WCAG 2.1 AA (axe-core in Chromium)', async () => {

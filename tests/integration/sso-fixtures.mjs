@@ -59,9 +59,9 @@ export async function failureEvent(orgId, reason) {
 
 export const hasSession = (browser) => [...browser.cookies.keys()].some((k) => k.endsWith('portcullis_session'));
 
-// /oauth/authorize for a fresh DCR client of the demo resource (PKCE), with `params` added (a
-// login_hint, a connection_id), followed within Portcullis: the page, or the redirect elsewhere.
-export async function authorizeInBrowser(browser, params) {
+// The /oauth/authorize URL of a fresh DCR client of the demo resource (PKCE), with `params`
+// added (a login_hint, a connection_id).
+export async function authorizeUrl(params = {}) {
   const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
     json: { client_name: 'Sign-in test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
   assert.equal(reg.status, 201, reg.text);
@@ -70,7 +70,12 @@ export async function authorizeInBrowser(browser, params) {
   for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
     state: 'client-state', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
     scope: 'demo:read', resource: mcpUrl, ...params })) authorize.searchParams.set(k, v);
-  return browser.follow(authorize.href);
+  return authorize.href;
+}
+
+// The same, followed within Portcullis: the page, or the redirect elsewhere.
+export async function authorizeInBrowser(browser, params) {
+  return browser.follow(await authorizeUrl(params));
 }
 
 // The same with a login_hint of an SSO domain: home-realm discovery skips the e-mail page and
