@@ -13,6 +13,7 @@
 #include "identity/user_store.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
+#include "scim/directory_store.h"
 #include "tokens/grant_revocation.h"
 
 namespace portcullis::scim {
@@ -125,6 +126,18 @@ identity::UserFields profile_of(const Json::Value& a, bool active) {
   return f;
 }
 
+// The names of the top-level attributes that differ between two versions of a user.
+std::vector<std::string> changed_fields(const Json::Value& before, const Json::Value& after) {
+  std::set<std::string> names;
+  for (const auto& n : before.getMemberNames()) {
+    if (!after.isMember(n) || after[n] != before[n]) names.insert(n);
+  }
+  for (const auto& n : after.getMemberNames()) {
+    if (!before.isMember(n)) names.insert(n);
+  }
+  return {names.begin(), names.end()};
+}
+
 bool active_of(const Json::Value& a) {
   return !a.isMember("active") || !a["active"].isBool() || a["active"].asBool();
 }
@@ -176,6 +189,19 @@ Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
     for (const auto& r : rows) out[r.str(0)].push_back(UserGroup{r.str(1), r.str(2), r.str(3)});
   }
   return out;
+}
+
+Result<std::optional<ExternalIdMatch>> find_by_external_id(store::Db& db,
+                                                           const std::string& organization_id,
+                                                           const std::string& external_id) {
+  if (external_id.empty() || external_id.size() > 255) return std::optional<ExternalIdMatch>();
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db.query("SELECT user_id, active FROM scim_users WHERE organization_id = ? AND "
+               "external_id = ? LIMIT 2",
+               {organization_id, external_id}));
+  if (rows.size() != 1) return std::optional<ExternalIdMatch>();
+  return std::optional<ExternalIdMatch>(ExternalIdMatch{rows[0].str(0), rows[0].boolean(1)});
 }
 
 std::string etag(int64_t version) {
@@ -455,6 +481,7 @@ Result<UserChange> ScimStore::write_user(const ScimUser& before, Json::Value new
   PORTCULLIS_RETURN_IF_ERROR(identity::UserStore(db_).update(before.id, profile).status());
   if (active != before.active) PORTCULLIS_RETURN_IF_ERROR(set_membership_status(before.id, active));
   change.changed = true;
+  change.fields = changed_fields(before.attributes, attributes);
   change.deactivated = before.active && !active;
   change.reactivated = !before.active && active;
   return change;
@@ -490,34 +517,79 @@ Result<UserChange> ScimStore::patch_user(const std::string& id,
   return change;
 }
 
-Status ScimStore::delete_user(const std::string& id, const std::optional<std::string>& if_match) {
-  return db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(ScimUser before, lock_user(id));
+Result<ScimUser> ScimStore::delete_user(const std::string& id,
+                                        const std::optional<std::string>& if_match) {
+  ScimUser before;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(before, lock_user(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND user_id = ?",
-                    {organization_id_, id})
-            .status());
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows created,
         db_.query("SELECT created_user, create_time FROM scim_users WHERE organization_id = ? "
                   "AND user_id = ?",
                   {organization_id_, id}));
     if (created.empty()) return Status::not_found("no user " + id);
-    PORTCULLIS_RETURN_IF_ERROR(shift_checkpoints(created[0].str(1), id, -1));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM scim_users WHERE organization_id = ? AND user_id = ?",
-                    {organization_id_, id})
-            .status());
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM scim_user_emails WHERE organization_id = ? AND user_id = ?",
-                    {organization_id_, id})
-            .status());
-    PORTCULLIS_RETURN_IF_ERROR(paging::add_to_count(db_, users_scope(organization_id_), id, -1));
-    PORTCULLIS_RETURN_IF_ERROR(count_write(id));
+    PORTCULLIS_RETURN_IF_ERROR(remove_user_record(id, created[0].str(1)));
     Status removed = organizations::MembershipStore(db_).remove(organization_id_, id);
     if (!removed.is_ok() && removed.code() != Code::kNotFound) return removed;
     return deprovision(id, created[0].boolean(0));
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return before;
+}
+
+Status ScimStore::remove_user_record(const std::string& id, const std::string& create_time) {
+  // The groups that listed the user change: their ETags move.
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("UPDATE scim_groups g JOIN scim_group_members m ON m.organization_id = "
+                  "g.organization_id AND m.group_id = g.id SET g.version = g.version + 1, "
+                  "g.update_time = ? WHERE m.organization_id = ? AND m.user_id = ?",
+                  {db_now(), organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND user_id = ?",
+                  {organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(shift_checkpoints(create_time, id, -1));
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("DELETE FROM scim_users WHERE organization_id = ? AND user_id = ?",
+                  {organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("DELETE FROM scim_user_emails WHERE organization_id = ? AND user_id = ?",
+                  {organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(paging::add_to_count(db_, users_scope(organization_id_), id, -1));
+  return count_write(id);
+}
+
+Status forget_user(store::Db& db, const std::string& user_id) {
+  return db.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows records,
+        db.query("SELECT organization_id, directory_id, create_time FROM scim_users WHERE "
+                 "user_id = ? FOR UPDATE",
+                 {user_id}));
+    for (const store::Row& r : records) {
+      PORTCULLIS_RETURN_IF_ERROR(
+          ScimStore(db, r.str(0), r.str(1)).remove_user_record(user_id, r.str(2)));
+    }
+    return Status::ok();
+  });
+}
+
+Status forget_organization(store::Db& db, const std::string& organization_id) {
+  return db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(DirectoryStore(db).remove_all_of_organization(organization_id));
+    for (const char* table : {"scim_group_members", "scim_groups", "scim_user_emails", "scim_users",
+                              "scim_list_marks", "scim_list_checkpoints"}) {
+      PORTCULLIS_RETURN_IF_ERROR(
+          db.execute(std::string("DELETE FROM ") + table + " WHERE organization_id = ?",
+                     {organization_id})
+              .status());
+    }
+    PORTCULLIS_RETURN_IF_ERROR(paging::drop_count(db, users_scope(organization_id)));
+    return paging::drop_count(db, writes_scope(organization_id));
   });
 }
 
@@ -634,7 +706,7 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
       }
     }
     if (count <= 0 || q.start_index > total) return Status::ok();
-    if (!q.filter && q.start_index - 1 - position >= kCheckpointEvery) {
+    if (!q.filter && q.start_index - 1 - position >= checkpoint_every_) {
       PORTCULLIS_RETURN_IF_ERROR(seek_checkpoint(q.start_index - 1, position, from_time, from_id));
     }
     // The page: skip on the list index alone (covering when the filter is on indexed columns),
@@ -697,8 +769,8 @@ Status ScimStore::seek_checkpoint(int64_t target, int64_t& position, std::string
     from_time = cp[0].str(1);
     from_id = cp[0].str(2);
   }
-  // Hop kCheckpointEvery rows at a time on the list index, leaving a checkpoint at each hop.
-  while (target - position >= kCheckpointEvery) {
+  // Hop checkpoint_every_ rows at a time on the list index, leaving a checkpoint at each hop.
+  while (target - position >= checkpoint_every_) {
     store::Params p{organization_id_};
     std::string sql =
         "SELECT u.create_time, u.user_id FROM scim_users u WHERE u.organization_id = ?";
@@ -708,13 +780,13 @@ Status ScimStore::seek_checkpoint(int64_t target, int64_t& position, std::string
       p.push_back(from_time);
       p.push_back(from_id);
     }
-    p.push_back(kCheckpointEvery - 1);
+    p.push_back(checkpoint_every_ - 1);
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows hop,
         db_.query(sql + " ORDER BY u.create_time, u.user_id LIMIT 1 OFFSET ? LOCK IN SHARE MODE",
                   p));
     if (hop.empty()) break;
-    position += kCheckpointEvery;
+    position += checkpoint_every_;
     from_time = hop[0].str(0);
     from_id = hop[0].str(1);
     PORTCULLIS_RETURN_IF_ERROR(
@@ -949,6 +1021,8 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
         return updated.status();
       }
       changed = true;
+      if (name != before.display_name) change.fields.push_back("displayName");
+      if (external_id != before.external_id) change.fields.push_back("externalId");
       if (name != before.display_name) {
         PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> all, member_ids(id));
         affected.insert(all.begin(), all.end());
@@ -981,6 +1055,11 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
       }
     }
     PORTCULLIS_RETURN_IF_ERROR(apply_group_roles({affected.begin(), affected.end()}));
+    if (std::any_of(plan.members.begin(), plan.members.end(), [](const MemberChange& m) {
+          return m.kind == MemberChange::Kind::kClear || !m.user_ids.empty();
+        })) {
+      change.fields.push_back("members");
+    }
     if (changed) {
       PORTCULLIS_RETURN_IF_ERROR(count_write(id));
       PORTCULLIS_RETURN_IF_ERROR(
@@ -997,9 +1076,11 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
   return change;
 }
 
-Status ScimStore::delete_group(const std::string& id, const std::optional<std::string>& if_match) {
-  return db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
+Result<ScimGroup> ScimStore::delete_group(const std::string& id,
+                                          const std::optional<std::string>& if_match) {
+  ScimGroup before;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(before, lock_group(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
     PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> members, member_ids(id));
     PORTCULLIS_RETURN_IF_ERROR(
@@ -1013,6 +1094,8 @@ Status ScimStore::delete_group(const std::string& id, const std::optional<std::s
     PORTCULLIS_RETURN_IF_ERROR(count_write(id));
     return apply_group_roles(members);
   });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return before;
 }
 
 Result<ListResult<ScimGroup>> ScimStore::list_groups(const ListQuery& q) {

@@ -25,15 +25,17 @@
 //    skipping startIndex rows, so every page costs the same however deep. A mark is valid only
 //    while the organization's SCIM write count is unchanged. Without one, an unfiltered page
 //    starts from the nearest checkpoint (table scim_list_checkpoints: the key of every
-//    kCheckpointEvery-th user, made on the first jump past it and moved by every create and
-//    delete before it, so never stale) and skips fewer than kCheckpointEvery rows of the
-//    covering list index; a filtered one skips rows of the list from its start.
+//    checkpoint_every-th user, made on the first jump past it and moved by every create and
+//    delete before it, so never stale; those of an earlier interval stay exact) and skips fewer
+//    than checkpoint_every rows of the covering list index; a filtered one skips rows of the
+//    list from its start.
 //  - Every change bumps `version`; callers' If-Match values are checked inside the transaction
 //    (FailedPrecondition with reason "versionMismatch").
 #pragma once
 
 #include <json/value.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -52,7 +54,8 @@ inline constexpr int64_t kMaxResults = 200;
 // Members one request may name (group POST/PUT, or all the PATCH operations of one request
 // together): larger changes are several PATCH add/remove requests. docs/scim.md "Limits".
 inline constexpr size_t kMaxMembersPerRequest = 20000;
-// Rows between two checkpoints of a user list (a cold jump skips fewer than this many).
+// Rows between two checkpoints of a user list by default (a cold jump skips fewer than this
+// many); the worker's is config::Config::scim_checkpoint_every (PORTCULLIS_SCIM_CHECKPOINT_EVERY).
 inline constexpr int64_t kCheckpointEvery = 10000;
 
 struct ScimUser {
@@ -103,11 +106,13 @@ struct UserChange {
   bool changed = false;
   bool deactivated = false;
   bool reactivated = false;
+  std::vector<std::string> fields;  // top-level attributes that changed (names only), sorted
 };
 
 struct GroupChange {
   ScimGroup group;
   bool changed = false;
+  std::vector<std::string> fields;  // of displayName, externalId, members
 };
 
 // The SCIM groups each of `user_ids` belongs to, in any organization (the listing API shows
@@ -131,12 +136,34 @@ Result<Json::Value> lock_group_roles(store::Db& db, const std::string& organizat
 Status reapply_group_roles(store::Db& db, const std::string& organization_id,
                            const Json::Value& previous);
 
+// The management API deletes an environment user (before identity::UserStore::remove, in its
+// transaction): every organization's SCIM record of the user goes, with its group memberships
+// (those groups' versions move), its e-mail index rows, the list counter and checkpoints.
+Status forget_user(store::Db& db, const std::string& user_id);
+// The management API deletes an organization (after organizations::OrganizationStore::remove,
+// in its transaction): its directories and tokens, SCIM users, groups, list marks, checkpoints
+// and counters go. The environment users stay, as they do for any deleted organization.
+Status forget_organization(store::Db& db, const std::string& organization_id);
+
+// The organization's SCIM user whose externalId is exactly `external_id` (an enterprise SSO
+// sign-in's subject or mapped attribute, lib/sso/provisioning.h): nullopt when there is none or
+// more than one.
+struct ExternalIdMatch {
+  std::string user_id;
+  bool active = true;
+};
+Result<std::optional<ExternalIdMatch>> find_by_external_id(store::Db& db,
+                                                           const std::string& organization_id,
+                                                           const std::string& external_id);
+
 class ScimStore {
  public:
-  ScimStore(store::Db& db, std::string organization_id, std::string directory_id)
+  ScimStore(store::Db& db, std::string organization_id, std::string directory_id,
+            int64_t checkpoint_every = kCheckpointEvery)
       : db_(db),
         organization_id_(std::move(organization_id)),
-        directory_id_(std::move(directory_id)) {}
+        directory_id_(std::move(directory_id)),
+        checkpoint_every_(std::max<int64_t>(2, checkpoint_every)) {}
 
   Result<ScimUser> create_user(const Json::Value& attributes);
   Result<ScimUser> get_user(const std::string& id);
@@ -144,7 +171,8 @@ class ScimStore {
                                   const std::optional<std::string>& if_match);
   Result<UserChange> patch_user(const std::string& id, const std::vector<PatchOperation>& ops,
                                 const std::optional<std::string>& if_match);
-  Status delete_user(const std::string& id, const std::optional<std::string>& if_match);
+  // The deleted user as it was.
+  Result<ScimUser> delete_user(const std::string& id, const std::optional<std::string>& if_match);
   Result<ListResult<ScimUser>> list_users(const ListQuery& query);
 
   Result<ScimGroup> create_group(const GroupInput& input);
@@ -153,7 +181,8 @@ class ScimStore {
                                     const std::optional<std::string>& if_match);
   Result<GroupChange> patch_group(const std::string& id, const GroupPatch& plan,
                                   const std::optional<std::string>& if_match);
-  Status delete_group(const std::string& id, const std::optional<std::string>& if_match);
+  // The deleted group as it was (without members).
+  Result<ScimGroup> delete_group(const std::string& id, const std::optional<std::string>& if_match);
   Result<ListResult<ScimGroup>> list_groups(const ListQuery& query);
 
  private:
@@ -178,6 +207,10 @@ class ScimStore {
   // Counts a write of the organization's SCIM data (invalidates the list marks).
   Status count_write(const std::string& row_id);
   Result<int64_t> write_generation();
+  // Removes the locked user's SCIM record (`create_time` as stored): group memberships (the
+  // groups' versions move), e-mail index, checkpoints, counters. Not the environment user.
+  Status remove_user_record(const std::string& user_id, const std::string& create_time);
+  friend Status forget_user(store::Db& db, const std::string& user_id);
   // Ends a deleted SCIM user's access (see DELETE above). Inside delete_user's transaction.
   Status deprovision(const std::string& user_id, bool created_user);
   Result<store::Rows> list_user_rows(const ListQuery& q, int64_t& total);
@@ -199,6 +232,7 @@ class ScimStore {
   store::Db& db_;
   std::string organization_id_;
   std::string directory_id_;
+  int64_t checkpoint_every_;
 };
 
 }  // namespace portcullis::scim
