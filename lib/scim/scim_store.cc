@@ -151,12 +151,15 @@ std::string writes_scope(const std::string& organization_id) {
   return "scim_writes:" + organization_id;
 }
 
-// The identity of a list query in scim_list_marks: its filter's SQL and values.
-std::string query_key(const std::optional<SqlCondition>& filter) {
+// The identity of a list query in scim_list_marks: its filter's SQL and values, and its order.
+std::string query_key(const ListQuery& q) {
   std::string text = "users\n";
-  if (filter) {
-    text += filter->sql;
-    for (const auto& p : filter->params) {
+  if (!q.sort_expression.empty()) {
+    text += "sort " + q.sort_expression + (q.descending ? " desc\n" : " asc\n");
+  }
+  if (q.filter) {
+    text += q.filter->sql;
+    for (const auto& p : q.filter->params) {
       text += '\n';
       if (const auto* s = std::get_if<std::string>(&p)) {
         text += "s" + std::to_string(s->size()) + ":" + *s;
@@ -657,43 +660,60 @@ Result<ListResult<ScimUser>> ScimStore::list_users(const ListQuery& q) {
 }
 
 Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total) {
-  // sortBy orders by values that may be absent or change with any write: skip rows as before.
-  if (!q.sort_expression.empty()) {
-    return list_rows(q, "scim_users u", "u", kUserColumns, "u.user_id", total);
-  }
   const int64_t count = std::min<int64_t>(q.count, kMaxResults);
+  const bool sorted = !q.sort_expression.empty();
   std::string where = "u.organization_id = ?";
   store::Params params{organization_id_};
   if (q.filter) {
     where += " AND (" + q.filter->sql + ")";
     for (const auto& p : q.filter->params) params.push_back(p);
   }
-  const std::string key = query_key(q.filter);
-  const std::string order = " ORDER BY u.create_time, u.user_id";
-  const std::string after = " AND (u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+  const std::string key = query_key(q);
+  // The list's order: the sort value (MariaDB puts NULLs first ascending, last descending), then
+  // creation. `s` is the sort value of each row (NULL for the creation order).
+  const std::string s = sorted ? q.sort_expression : std::string("NULL");
+  const std::string direction = q.descending ? " DESC" : "";
   store::Rows rows;
   // One transaction: the marks, checkpoints, counters and rows are read in one snapshot.
   Status st = db_.transaction([&]() -> Status {
     rows.clear();
     PORTCULLIS_ASSIGN_OR_RETURN(const int64_t generation, write_generation());
-    // Where to start: after the row at `position` (key `from_time`, `from_id`), skipping `skip`.
+    // Where to start: after the row at `position` (its key: sort value, creation time, id).
     int64_t position = 0;
+    std::optional<std::string> from_value;
     std::string from_time, from_id;
     bool have_total = false;
+    // Served from a mark of an earlier generation, or one itself so served: `position` counts
+    // the rows served before, not the list's current offset.
+    bool inexact = false;
     if (q.start_index > 1) {
-      // The nearest mark of this query at or before the row preceding this page.
+      // The page that follows one served before (Okta's import), in any generation: it goes on
+      // after the row where that page ended, so a walk sees every row exactly once even while
+      // the list changes. Otherwise the nearest exact mark of this generation before the page.
       PORTCULLIS_ASSIGN_OR_RETURN(
           store::Rows marks,
-          db_.query("SELECT position, total, row_time, row_id FROM scim_list_marks WHERE "
-                    "organization_id = ? AND query_key = ? AND generation = ? AND position <= ? "
-                    "ORDER BY position DESC LIMIT 1",
-                    {organization_id_, key, generation, q.start_index - 1}));
+          db_.query("SELECT position, total, row_time, row_id, sort_value, generation, exact "
+                    "FROM scim_list_marks WHERE organization_id = ? AND query_key = ? AND "
+                    "position = ? ORDER BY generation DESC LIMIT 1",
+                    {organization_id_, key, q.start_index - 1}));
+      if (marks.empty()) {
+        PORTCULLIS_ASSIGN_OR_RETURN(
+            marks, db_.query("SELECT position, total, row_time, row_id, sort_value, generation, "
+                             "exact FROM scim_list_marks WHERE organization_id = ? AND "
+                             "query_key = ? AND generation = ? AND exact AND position <= ? "
+                             "ORDER BY position DESC LIMIT 1",
+                             {organization_id_, key, generation, q.start_index - 1}));
+      }
       if (!marks.empty()) {
         position = marks[0].i64(0);
-        total = marks[0].i64(1);
         from_time = marks[0].str(2);
         from_id = marks[0].str(3);
-        have_total = true;
+        from_value = marks[0].opt(4);
+        inexact = marks[0].i64(5) != generation || !marks[0].boolean(6);
+        if (marks[0].i64(5) == generation) {
+          total = marks[0].i64(1);
+          have_total = true;
+        }
       }
     }
     if (!have_total) {
@@ -705,39 +725,65 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
         PORTCULLIS_ASSIGN_OR_RETURN(total, paging::read_count(db_, users_scope(organization_id_)));
       }
     }
-    if (count <= 0 || q.start_index > total) return Status::ok();
-    if (!q.filter && q.start_index - 1 - position >= checkpoint_every_) {
+    // A walk goes on after its row even when the list has shrunk below startIndex meanwhile.
+    if (count <= 0 || (!inexact && q.start_index > total)) return Status::ok();
+    if (!q.filter && !sorted && !inexact && q.start_index - 1 - position >= checkpoint_every_) {
       PORTCULLIS_RETURN_IF_ERROR(seek_checkpoint(q.start_index - 1, position, from_time, from_id));
     }
     // The page: skip on the list index alone (covering when the filter is on indexed columns),
     // then read the page's rows.
     store::Params p = params;
-    std::string inner = "SELECT u.user_id, u.create_time FROM scim_users u WHERE " + where;
+    std::string inner =
+        "SELECT u.user_id, u.create_time, " + s + " AS s FROM scim_users u WHERE " + where;
     if (!from_id.empty()) {
-      inner += after;
+      const std::string after_key = "(u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+      if (!sorted) {
+        inner += " AND " + after_key;
+      } else if (!from_value) {
+        // After a row without a value: ascending, the other NULLs after it and every value;
+        // descending (NULLs last), only the other NULLs after it.
+        inner += q.descending ? " AND (" + s + " IS NULL AND " + after_key + ")"
+                              : " AND (" + s + " IS NOT NULL OR " + after_key + ")";
+      } else {
+        inner += " AND (" + s + (q.descending ? " < ?" : " > ?") +
+                 (q.descending ? " OR " + s + " IS NULL" : std::string()) + " OR (" + s +
+                 " = ? AND " + after_key + "))";
+        p.push_back(*from_value);
+        p.push_back(*from_value);
+      }
       p.push_back(from_time);
       p.push_back(from_time);
       p.push_back(from_id);
     }
+    const std::string inner_order = sorted
+                                        ? " ORDER BY s" + direction + ", u.create_time, u.user_id"
+                                        : std::string(" ORDER BY u.create_time, u.user_id");
+    const std::string outer_order = sorted
+                                        ? " ORDER BY k.s" + direction + ", k.create_time, k.user_id"
+                                        : std::string(" ORDER BY k.create_time, k.user_id");
     p.push_back(count);
     p.push_back(q.start_index - 1 - position);
     p.push_back(organization_id_);
     PORTCULLIS_ASSIGN_OR_RETURN(
-        rows, db_.query(std::string("SELECT ") + kUserColumns + " FROM (" + inner + order +
-                            " LIMIT ? OFFSET ?) k JOIN scim_users u ON u.organization_id = ? "
-                            "AND u.user_id = k.user_id ORDER BY k.create_time, k.user_id",
+        rows, db_.query(std::string("SELECT ") + kUserColumns + ", k.s FROM (" + inner +
+                            inner_order + " LIMIT ? OFFSET ?) k JOIN scim_users u ON " +
+                            "u.organization_id = ? AND u.user_id = k.user_id" + outer_order,
                         p));
     // Where this page ends, for the next one (not after the last page).
     const int64_t end = q.start_index - 1 + static_cast<int64_t>(rows.size());
-    if (rows.empty() || end >= total) return Status::ok();
+    if (rows.empty() || (inexact ? static_cast<int64_t>(rows.size()) < count : end >= total)) {
+      return Status::ok();
+    }
     const store::Row& last = rows.back();
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute(
-               "INSERT INTO scim_list_marks (organization_id, query_key, generation, "
-               "position, total, row_time, row_id, create_time) VALUES (?, ?, ?, ?, ?, ?, ?, "
-               "?) ON DUPLICATE KEY UPDATE total = VALUES(total), row_time = "
-               "VALUES(row_time), row_id = VALUES(row_id), create_time = VALUES(create_time)",
-               {organization_id_, key, generation, end, total, last.str(6), last.str(0), db_now()})
+               "INSERT INTO scim_list_marks (organization_id, query_key, generation, position, "
+               "total, row_time, row_id, sort_value, exact, create_time) VALUES (?, ?, ?, ?, ?, "
+               "?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE total = VALUES(total), row_time = "
+               "VALUES(row_time), row_id = VALUES(row_id), sort_value = VALUES(sort_value), "
+               "exact = VALUES(exact), create_time = VALUES(create_time)",
+               {organization_id_, key, generation, end, total, last.str(6), last.str(0),
+                store::nullable(last.opt(8)), !inexact, db_now()})
             .status());
     if (q.start_index == 1) {
       // A new walk: forget the marks of this query from earlier generations.

@@ -19,16 +19,19 @@
 //    created (not linked) and that belongs nowhere else is deleted with every session and grant
 //    (UserStore::remove); any other keeps its account but loses its sessions and grants, as on
 //    deactivation, so resource servers refuse its access tokens at the next deny-list sync.
-//  - Lists: totalResults of an unfiltered list is a counter (lib/paging/counter.h), and a page
-//    in creation order that follows a page served before (startIndex = previous start + count,
-//    Okta's import) seeks from the key where that page ended (table scim_list_marks) instead of
-//    skipping startIndex rows, so every page costs the same however deep. A mark is valid only
-//    while the organization's SCIM write count is unchanged. Without one, an unfiltered page
-//    starts from the nearest checkpoint (table scim_list_checkpoints: the key of every
-//    checkpoint_every-th user, made on the first jump past it and moved by every create and
-//    delete before it, so never stale; those of an earlier interval stay exact) and skips fewer
-//    than checkpoint_every rows of the covering list index; a filtered one skips rows of the
-//    list from its start.
+//  - Lists: totalResults of an unfiltered list is a counter (lib/paging/counter.h). A user list
+//    page (any filter, any sortBy) that follows a page served before (startIndex = previous
+//    start + count, Okta's import) seeks from the key where that page ended (table
+//    scim_list_marks: sort value, creation time, id) instead of skipping startIndex rows, so
+//    every page costs the same however deep; when the organization's SCIM data changed since
+//    (its write count), it still goes on after that row, so a walk sees every user exactly once
+//    while users are added and removed (one whose sort value changes meanwhile may cross the
+//    cursor). Any other page starts from the nearest mark of the
+//    current write count; without one, an unfiltered page in creation order starts from the
+//    nearest checkpoint (table scim_list_checkpoints: the key of every checkpoint_every-th user,
+//    made on the first jump past it and moved by every create and delete before it, so never
+//    stale; those of an earlier interval stay exact) and skips fewer than checkpoint_every rows
+//    of the covering list index; other lists skip rows from their start. Group lists skip rows.
 //  - Every change bumps `version`; callers' If-Match values are checked inside the transaction
 //    (FailedPrecondition with reason "versionMismatch").
 #pragma once

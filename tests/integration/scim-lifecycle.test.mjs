@@ -196,3 +196,71 @@ test('a cold jump starts from the checkpoints (every PORTCULLIS_SCIM_CHECKPOINT_
   }
   assert.equal((await page(40, 4)).Resources.length, 0);
 });
+
+// Walks `query` in pages of `count` (each page starting where the previous one ended, as Okta's
+// import does), calling `between` after every page; returns the ids in the order served.
+async function walk(token, query, count, between = async () => {}) {
+  const ids = [];
+  for (let start = 1; ; start += count) {
+    const r = await scim(token, 'GET', `/Users?${query}&startIndex=${start}&count=${count}`);
+    assert.equal(r.status, 200, r.text);
+    ids.push(...r.json.Resources.map((u) => u.id));
+    if (r.json.Resources.length < count) return ids;
+    await between(start);
+  }
+}
+
+test('a sorted, filtered list walked in pages gives every user exactly once while users are added and removed', async () => {
+  const { org, token } = await tenant();
+  const tag = unique();
+  const make = (name, extra = {}) => createUser(token, { userName: `${name}-${tag}@example.net`, title: 'Engineer', ...extra });
+  // 30 engineers with names in no particular order, some without a familyName (sorted as NULL),
+  // and 6 others the filter leaves out.
+  const names = Array.from({ length: 30 }, (_, i) => `m${String((i * 17) % 30).padStart(2, '0')}`);
+  const engineers = [];
+  for (const [i, n] of names.entries()) {
+    engineers.push(await make(n, i % 4 === 0 ? {} : { name: { familyName: `F${(i * 7) % 30}` } }));
+  }
+  for (let i = 0; i < 6; i++) await make(`m${i}x`, { title: 'Sales' });
+  const filter = encodeURIComponent('title eq "Engineer"');
+  let added = 0;
+
+  for (const [sortBy, sortOrder, before] of [
+    ['userName', 'ascending', 'a'], ['userName', 'descending', 'z'],
+    ['name.familyName', 'ascending', ''], ['name.familyName', 'descending', ''],
+  ]) {
+    const query = `filter=${filter}&sortBy=${sortBy}&sortOrder=${sortOrder}`;
+    // The order a fresh list gives, to compare the walk's order with.
+    const fresh = (await scim(token, 'GET', `/Users?${query}&count=200`)).json.Resources.map((u) => u.id);
+    assert.ok(fresh.length >= 30);
+    const present = new Set(fresh);
+    const removed = new Set();
+    const ids = await walk(token, query, 4, async (start) => {
+      // After each page: two engineers who sort before the walk's position (an offset would
+      // serve a row twice), one who sorts after it, and a user the walk has not reached yet
+      // (the fifth-next row) is deleted (an offset would skip a row).
+      const family = sortOrder === 'ascending' ? 'A' : 'Z';
+      for (let i = 0; i < 2; i++) {
+        await make(`${before || 'n'}${unique()}`, { name: { familyName: `${family}${unique()}` } });
+        added++;
+      }
+      await make(`${sortOrder === 'ascending' ? 'z' : 'a'}${unique()}`);
+      added++;
+      const victim = fresh[start + 8];
+      if (victim && !removed.has(victim) && removed.size < 3) {
+        assert.equal((await scim(token, 'DELETE', `/Users/${victim}`)).status, 204);
+        removed.add(victim);
+      }
+    });
+    assert.equal(new Set(ids).size, ids.length, `${sortBy} ${sortOrder}: no user served twice`);
+    const missing = fresh.filter((id) => !removed.has(id) && !ids.includes(id));
+    assert.deepEqual(missing, [], `${sortBy} ${sortOrder}: every user present at the start is served`);
+    for (const id of removed) assert.ok(!ids.includes(id), 'a user deleted before the walk reached it is not served');
+    // The users served that were there at the start come in the list's order.
+    const served = ids.filter((id) => present.has(id));
+    assert.deepEqual(served, fresh.filter((id) => served.includes(id)), `${sortBy} ${sortOrder}: in order`);
+  }
+  assert.ok(added >= 4 * 7 * 3, 'users were added after every full page');
+  assert.ok(Number(dbQuery(`SELECT COUNT(*) FROM scim_list_marks WHERE organization_id = '${org.id}' AND sort_value IS NOT NULL`)[0][0]) > 0,
+    'the sorted walks left marks with their sort values');
+});
