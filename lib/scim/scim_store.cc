@@ -314,50 +314,145 @@ Result<Json::Value> lock_group_roles(store::Db& db, const std::string& organizat
   return *parsed;
 }
 
-Status reapply_group_roles(store::Db& db, const std::string& organization_id,
-                           const Json::Value& previous) {
+namespace {
+
+// The organization's scim_group_roles as stored (an empty object when unset); NotFound when
+// the organization is gone.
+Result<Json::Value> group_roles_of(store::Db& db, const std::string& organization_id) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows org,
       db.query("SELECT scim_group_roles FROM organizations WHERE id = ?", {organization_id}));
   if (org.empty()) return Status::not_found("no organization " + organization_id);
-  Json::Value current(Json::objectValue);
   if (!org[0].is_null(0)) {
     auto parsed = json::parse(org[0].str(0));
-    if (parsed && parsed->isObject()) current = *parsed;
+    if (parsed && parsed->isObject()) return *parsed;
   }
+  return Json::Value(Json::objectValue);
+}
+
+std::set<std::string> string_set(const std::string& json_array) {
+  std::set<std::string> out;
+  auto parsed = json::parse(json_array);
+  if (parsed && parsed->isArray()) {
+    for (const auto& v : *parsed) {
+      if (v.isString()) out.insert(v.asString());
+    }
+  }
+  return out;
+}
+
+std::string json_array(const std::set<std::string>& values) {
+  Json::Value out(Json::arrayValue);
+  for (const auto& v : values) out.append(v);
+  return json::write(out);
+}
+
+// Up to `limit` distinct members (user id order, after `after`) of the organization's groups
+// whose displayName is one of `names` (case-insensitively).
+Result<std::vector<std::string>> mapped_members(store::Db& db, const std::string& organization_id,
+                                                const std::set<std::string>& names,
+                                                const std::string& after, size_t limit) {
+  std::vector<std::string> ids;
+  if (names.empty()) return ids;
+  store::Params params{organization_id, after};
+  std::string in;
+  for (const auto& n : names) {
+    in += in.empty() ? "LOWER(?)" : ", LOWER(?)";
+    params.push_back(n);
+  }
+  params.push_back(static_cast<int64_t>(limit));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows members,
+      db.query("SELECT DISTINCT m.user_id FROM scim_group_members m JOIN scim_groups g ON "
+               "g.organization_id = m.organization_id AND g.id = m.group_id WHERE "
+               "g.organization_id = ? AND m.user_id > ? AND g.display_name_key IN (" +
+                   in + ") ORDER BY m.user_id LIMIT ?",
+               params));
+  for (const auto& r : members) ids.push_back(r.str(0));
+  return ids;
+}
+
+}  // namespace
+
+Status reapply_group_roles(store::Db& db, const std::string& organization_id,
+                           const Json::Value& previous) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value current, group_roles_of(db, organization_id));
   // Every group either mapping names, and every role the previous mapping managed.
-  std::set<std::string> names, previous_roles;
+  std::set<std::string> previous_names, previous_roles;
   if (previous.isObject()) {
     for (const auto& name : previous.getMemberNames()) {
-      names.insert(name);
+      previous_names.insert(name);
       if (previous[name].isString()) previous_roles.insert(previous[name].asString());
     }
   }
+  std::set<std::string> names = previous_names;
   for (const auto& name : current.getMemberNames()) names.insert(name);
   if (names.empty()) return Status::ok();
-  store::Params params{organization_id};
-  for (const auto& n : names) params.push_back(n);
   PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows members,
-      db.query(
-          "SELECT DISTINCT m.user_id FROM scim_group_members m JOIN scim_groups g ON "
-          "g.organization_id = m.organization_id AND g.id = m.group_id WHERE "
-          "g.organization_id = ? AND g.display_name_key IN (" +
-              [&] {
-                std::string out;
-                for (size_t i = 0; i < names.size(); ++i) out += i ? ", LOWER(?)" : "LOWER(?)";
-                return out;
-              }() +
-              ") LIMIT " + std::to_string(kMaxRoleReevaluation + 1),
-          params));
-  if (members.size() > kMaxRoleReevaluation) {
-    return Status::failed_precondition(
-        "the groups scim_group_roles names have more than " + std::to_string(kMaxRoleReevaluation) +
-        " members in all: change the mapping in smaller steps, or move members between groups");
+      std::vector<std::string> members,
+      mapped_members(db, organization_id, names, "", kMaxRoleReevaluation + 1));
+  if (members.size() <= kMaxRoleReevaluation) {
+    return ScimStore(db, organization_id, "").apply_group_roles(members, previous_roles);
   }
-  std::vector<std::string> user_ids;
-  for (const auto& r : members) user_ids.push_back(r.str(0));
-  return ScimStore(db, organization_id, "").apply_group_roles(user_ids, previous_roles);
+  // Too many for this request: queue it, adding to what an earlier queued change left to do
+  // (and starting over with the members, since the mapping changed again).
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows queued,
+      db.query("SELECT previous_names, previous_roles FROM scim_role_jobs WHERE "
+               "organization_id = ? FOR UPDATE",
+               {organization_id}));
+  if (!queued.empty()) {
+    for (const auto& n : string_set(queued[0].str(0))) previous_names.insert(n);
+    for (const auto& r : string_set(queued[0].str(1))) previous_roles.insert(r);
+  }
+  const std::string now = db_now();
+  return db
+      .execute(
+          "INSERT INTO scim_role_jobs (organization_id, previous_names, previous_roles, "
+          "after_user_id, create_time, update_time) VALUES (?, ?, ?, NULL, ?, ?) ON DUPLICATE "
+          "KEY UPDATE previous_names = VALUES(previous_names), previous_roles = "
+          "VALUES(previous_roles), after_user_id = NULL, update_time = VALUES(update_time)",
+          {organization_id, json_array(previous_names), json_array(previous_roles), now, now})
+      .status();
+}
+
+Result<bool> run_role_job(store::Db& db) {
+  bool worked = false;
+  Status st = db.transaction([&]() -> Status {
+    worked = false;
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows jobs,
+        db.query("SELECT organization_id, previous_names, previous_roles, after_user_id FROM "
+                 "scim_role_jobs ORDER BY update_time LIMIT 1 FOR UPDATE SKIP LOCKED",
+                 {}));
+    if (jobs.empty()) return Status::ok();
+    worked = true;
+    const std::string organization_id = jobs[0].str(0);
+    auto done = [&] {
+      return db.execute("DELETE FROM scim_role_jobs WHERE organization_id = ?", {organization_id})
+          .status();
+    };
+    auto current = group_roles_of(db, organization_id);
+    if (!current && current.status().code() == Code::kNotFound) return done();
+    PORTCULLIS_RETURN_IF_ERROR(current.status());
+    std::set<std::string> names = string_set(jobs[0].str(1));
+    for (const auto& name : current->getMemberNames()) names.insert(name);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::vector<std::string> slice,
+        mapped_members(db, organization_id, names, jobs[0].opt(3).value_or(""), kRoleJobSlice));
+    PORTCULLIS_RETURN_IF_ERROR(
+        ScimStore(db, organization_id, "").apply_group_roles(slice, string_set(jobs[0].str(2))));
+    if (slice.size() < kRoleJobSlice) return done();
+    // The next slice later; other organizations' jobs take their turn first.
+    return db
+        .execute(
+            "UPDATE scim_role_jobs SET after_user_id = ?, update_time = ? WHERE "
+            "organization_id = ?",
+            {slice.back(), db_now(), organization_id})
+        .status();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return worked;
 }
 
 Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
@@ -585,7 +680,7 @@ Status forget_organization(store::Db& db, const std::string& organization_id) {
   return db.transaction([&]() -> Status {
     PORTCULLIS_RETURN_IF_ERROR(DirectoryStore(db).remove_all_of_organization(organization_id));
     for (const char* table : {"scim_group_members", "scim_groups", "scim_user_emails", "scim_users",
-                              "scim_list_marks", "scim_list_checkpoints"}) {
+                              "scim_list_marks", "scim_list_checkpoints", "scim_role_jobs"}) {
       PORTCULLIS_RETURN_IF_ERROR(
           db.execute(std::string("DELETE FROM ") + table + " WHERE organization_id = ?",
                      {organization_id})

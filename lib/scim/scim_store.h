@@ -130,14 +130,22 @@ Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
 
 // After the organization's scim_group_roles changed from `previous` (in the same transaction):
 // the members of every group either mapping names hold exactly the roles the new mapping gives
-// them; roles only the previous mapping named are taken from members no longer entitled.
-// FailedPrecondition beyond kMaxRoleReevaluation members (the change is refused, not cut).
+// them; roles only the previous mapping named are taken from members no longer entitled. Up to
+// kMaxRoleReevaluation members this is done at once; beyond, it is queued (table
+// scim_role_jobs, in the same transaction) for run_role_job, which the portcullis-webhooks
+// background process calls: never inside a request.
 inline constexpr size_t kMaxRoleReevaluation = 5000;
+// Members one run_role_job call re-evaluates (one transaction).
+inline constexpr size_t kRoleJobSlice = 500;
 // The organization's scim_group_roles, its row locked until the transaction ends (read it
 // before the update, then call reapply_group_roles).
 Result<Json::Value> lock_group_roles(store::Db& db, const std::string& organization_id);
 Status reapply_group_roles(store::Db& db, const std::string& organization_id,
                            const Json::Value& previous);
+// One slice (kRoleJobSlice members) of the oldest queued role re-evaluation not being run
+// elsewhere (SELECT … FOR UPDATE SKIP LOCKED: any number of processes share the work); the job
+// is done when a slice comes up short. False when there was nothing to do.
+Result<bool> run_role_job(store::Db& db);
 
 // The management API deletes an environment user (before identity::UserStore::remove, in its
 // transaction): every organization's SCIM record of the user goes, with its group memberships
@@ -230,6 +238,7 @@ class ScimStore {
                            const std::set<std::string>& also_managed = {});
   friend Status reapply_group_roles(store::Db& db, const std::string& organization_id,
                                     const Json::Value& previous);
+  friend Result<bool> run_role_job(store::Db& db);
   Result<std::vector<std::string>> member_ids(const std::string& group_id);
 
   store::Db& db_;
