@@ -1147,6 +1147,7 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
     PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
     bool changed = false;
+    change.fields.clear();  // a retried transaction starts over
     std::set<std::string> affected;
     std::string name = plan.display_name.value_or(before.display_name);
     std::optional<std::string> external_id = plan.external_id.value_or(before.external_id);
