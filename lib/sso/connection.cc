@@ -109,9 +109,9 @@ Status apply_saml(const Json::Value& body, Connection& c) {
 }  // namespace
 
 AttributeMapping default_mapping(const std::string& type) {
-  if (type == "oidc") return {"email", "given_name", "family_name"};
+  if (type == "oidc") return {"email", "given_name", "family_name", ""};
   // Entra ID's claim URIs are tried after these (saml_attributes in docs/sso.md).
-  return {"email", "given_name", "family_name"};
+  return {"email", "given_name", "family_name", ""};
 }
 
 Status apply_body(const Json::Value& body, bool patch, Connection& c,
