@@ -5,6 +5,9 @@
 -- after that page's last row (every row of a walk exactly once while the list changes), and its
 -- own mark is then not exact: the rows served before it need not be the list's current ones, so
 -- a jump never starts from it. ScimStore is the only writer.
+-- The next page finds the mark at its position in any generation (newest first) by
+-- scim_list_marks_position.
 ALTER TABLE scim_list_marks
   ADD COLUMN IF NOT EXISTS sort_value TEXT NULL COLLATE utf8mb4_bin,
-  ADD COLUMN IF NOT EXISTS exact BOOLEAN NOT NULL DEFAULT TRUE;
+  ADD COLUMN IF NOT EXISTS exact BOOLEAN NOT NULL DEFAULT TRUE,
+  ADD KEY IF NOT EXISTS scim_list_marks_position (organization_id, query_key, position, generation);
