@@ -784,13 +784,16 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
     if (q.start_index > 1) {
       // The page that follows one served before (Okta's import), in any generation: it goes on
       // after the row where that page ended, so a walk sees every row exactly once even while
-      // the list changes. Otherwise the nearest exact mark of this generation before the page.
+      // the list changes (a walk asks for its next page within kWalkPauseSeconds; a page after an
+      // older mark of an earlier generation is a jump). Otherwise the nearest exact mark of
+      // this generation before the page.
       PORTCULLIS_ASSIGN_OR_RETURN(
           store::Rows marks,
           db_.query("SELECT position, total, row_time, row_id, sort_value, generation, exact "
                     "FROM scim_list_marks WHERE organization_id = ? AND query_key = ? AND "
-                    "position = ? ORDER BY generation DESC LIMIT 1",
-                    {organization_id_, key, q.start_index - 1}));
+                    "position = ? AND (generation = ? OR create_time >= NOW(6) - INTERVAL ? "
+                    "SECOND) ORDER BY generation DESC LIMIT 1",
+                    {organization_id_, key, q.start_index - 1, generation, kWalkPauseSeconds}));
       if (marks.empty()) {
         PORTCULLIS_ASSIGN_OR_RETURN(
             marks, db_.query("SELECT position, total, row_time, row_id, sort_value, generation, "

@@ -60,6 +60,9 @@ inline constexpr size_t kMaxMembersPerRequest = 20000;
 // Rows between two checkpoints of a user list by default (a cold jump skips fewer than this
 // many); the worker's is config::Config::scim_checkpoint_every (PORTCULLIS_SCIM_CHECKPOINT_EVERY).
 inline constexpr int64_t kCheckpointEvery = 10000;
+// A page that follows a page served before the directory changed continues that walk when it
+// comes within this many seconds of it (docs/scim.md §7).
+inline constexpr int64_t kWalkPauseSeconds = 600;
 
 struct ScimUser {
   std::string id;  // usr_…
