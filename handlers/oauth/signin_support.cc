@@ -106,16 +106,6 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
                                         const oauth::LoginRequest& login, const std::string& email,
                                         const std::string& method, int64_t now,
                                         const Json::Value& event_data) {
-  auto with_data = [&event_data](events::Event& e) {
-    if (!event_data.isObject()) return;
-    for (const auto& key : event_data.getMemberNames()) {
-      if (key == "organization_id") {
-        e.organization_id = event_data[key].asString();
-      } else {
-        e.data[key] = event_data[key];
-      }
-    }
-  };
   identity::UserStore users(ctx.services.db);
   auto user = users.find_or_create_by_verified_email(email);
   if (!user) {
@@ -127,8 +117,25 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
     }
     return user.status();
   }
-  if (!user->active) {
-    events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, user->id);
+  return complete_sign_in_as(ctx, deps, login, *user, method, now, event_data);
+}
+
+Result<http::Response> complete_sign_in_as(server::Context& ctx, SigninDeps& deps,
+                                           const oauth::LoginRequest& login,
+                                           const identity::User& user, const std::string& method,
+                                           int64_t now, const Json::Value& event_data) {
+  auto with_data = [&event_data](events::Event& e) {
+    if (!event_data.isObject()) return;
+    for (const auto& key : event_data.getMemberNames()) {
+      if (key == "organization_id") {
+        e.organization_id = event_data[key].asString();
+      } else {
+        e.data[key] = event_data[key];
+      }
+    }
+  };
+  if (!user.active) {
+    events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, user.id);
     e.data["reason"] = "user_inactive";
     e.data["method"] = method;
     with_data(e);
@@ -138,9 +145,9 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
                              "administrator.");
   }
   identity::SessionStore sessions(ctx.services.db, ctx.services.config);
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user->id, now, ctx.request, now));
-  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user->id, now);
-  events::Event e = login_event(ctx, login, events::type::kUserLoginSucceeded, user->id);
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user.id, now, ctx.request, now));
+  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user.id, now);
+  events::Event e = login_event(ctx, login, events::type::kUserLoginSucceeded, user.id);
   e.data["method"] = method;
   with_data(e);
   ctx.events.add(std::move(e));

@@ -211,7 +211,8 @@ void record(server::Context& ctx, const events::EventType& type, const std::stri
   events::Event e = ctx.event(type);
   e.organization_id = ctx.caller.organization_id;
   e.user_id = user_id;
-  e.data = std::move(data);
+  // Added to what ctx.event() put there (`by`).
+  for (const auto& key : data.getMemberNames()) e.data[key] = data[key];
   e.data["directory_id"] = ctx.caller.id;
   ctx.events.add(std::move(e));
 }

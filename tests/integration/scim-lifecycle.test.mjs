@@ -189,7 +189,8 @@ test('a cold jump starts from the checkpoints (every PORTCULLIS_SCIM_CHECKPOINT_
   expected = await all();
   assert.equal(expected.length, 39);
   assert.deepEqual(checkpoints(), [['9', expected[8]], ['28', expected[27]]]);
-  for (const start of [39, 31, 22, 12, 9, 1]) {
+  // (Not 39: the page after the first jump's would go on after that page's last row.)
+  for (const start of [37, 31, 22, 12, 9, 1]) {
     const p = await page(start, 4);
     assert.equal(p.totalResults, 39);
     assert.deepEqual(p.Resources.map((u) => u.id), expected.slice(start - 1, start + 3), `startIndex=${start}`);
