@@ -44,6 +44,11 @@ std::vector<std::string> split_spaces(std::string_view text) {
   return out;
 }
 
+store::Value optional_text(const std::string& s) {
+  if (s.empty()) return nullptr;
+  return s;
+}
+
 void set_text(Json::Value& v, const char* key, const store::Row& row, size_t i) {
   if (!row.is_null(i) && !row.str(i).empty()) v[key] = row.str(i);
 }
@@ -147,6 +152,41 @@ Json::Value event_json(const store::Row& row) {
   auto data = json::parse(row.str(9));
   v["data"] = data && data->isObject() ? *data : Json::Value(Json::objectValue);
   return v;
+}
+
+Status EventStore::insert(std::span<const Event> events) {
+  if (events.empty()) return Status::ok();
+  std::string sql =
+      "INSERT INTO events (id, type, occurred_at, organization_id, user_id, resource_id, "
+      "client_id, ip, user_agent, data) VALUES ";
+  store::Params params;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    sql += i ? ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    params.emplace_back(e.id);
+    params.emplace_back(e.type);
+    params.emplace_back(e.occurred_at);
+    params.push_back(optional_text(e.organization_id));
+    params.push_back(optional_text(e.user_id));
+    params.push_back(optional_text(e.resource_id));
+    params.push_back(optional_text(e.client_id));
+    params.push_back(optional_text(e.ip));
+    params.push_back(optional_text(e.user_agent.substr(0, 512)));
+    params.emplace_back(json::write(e.data));
+  }
+  PORTCULLIS_RETURN_IF_ERROR(db_.execute(sql, params).status());
+  // Each type's count (total_size of GET /api/v1/events) moves in the same transaction.
+  std::map<std::string_view, std::pair<std::string_view, int64_t>> by_type;  // → (an id, count)
+  for (const Event& e : events) {
+    auto& [id, count] = by_type[e.type];
+    if (id.empty()) id = e.id;
+    ++count;
+  }
+  for (const auto& [type, counted] : by_type) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        paging::add_to_count(db_, count_scope(type), counted.first, counted.second));
+  }
+  return Status::ok();
 }
 
 Result<paging::Page<store::Row>> EventStore::list(const EventFilter& f,

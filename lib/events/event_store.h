@@ -1,18 +1,20 @@
-// Reading and pruning the audit trail (contract §11): the events listing (GET /api/v1/events),
-// the per-user scope access log (GET /api/v1/users/{id}/access) and retention. The Recorder
-// (recorder.h) is the only writer of new rows; this store only reads and prunes them.
+// The audit trail (contract §11): the only writer of the `events` table. The Recorder
+// (recorder.h) inserts its batches through it; it serves the events listing (GET
+// /api/v1/events), the per-user scope access log (GET /api/v1/users/{id}/access) and retention.
 #pragma once
 
 #include <json/value.h>
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/rfc3339.h"
 #include "core/status.h"
+#include "events/event.h"
 #include "http/request.h"
 #include "paging/keyset.h"
 #include "store/db.h"
@@ -51,6 +53,10 @@ Result<int64_t> count_of_types(store::Db& db, const std::vector<std::string>& ty
 class EventStore {
  public:
   explicit EventStore(store::Db& db) : db_(db) {}
+
+  // Inserts stamped events (ids and times set) in one multi-row INSERT and adds them to their
+  // types' counts. Runs in the caller's transaction (the Recorder's).
+  Status insert(std::span<const Event> events);
 
   // Newest first, keyset pages (contract §8); rows for event_json().
   Result<paging::Page<store::Row>> list(const EventFilter& filter,

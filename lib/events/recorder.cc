@@ -1,24 +1,17 @@
 #include "events/recorder.h"
 
-#include <map>
-#include <string_view>
+#include <span>
 
 #include "core/ids.h"
 #include "core/time.h"
+#include "events/delivery_store.h"
 #include "events/event_store.h"
-#include "format/json.h"
 #include "log/log.h"
-#include "paging/counter.h"
 
 namespace portcullis::events {
 namespace {
 
 constexpr size_t kMaxPending = 10000;
-
-store::Value optional_text(const std::string& s) {
-  if (s.empty()) return nullptr;
-  return s;
-}
 
 // Logs what the registry does not declare: an undeclared type, or a data member its type does
 // not list. Cheap: a short scan of a few words per member.
@@ -58,54 +51,15 @@ void Recorder::add(Event event) {
 }
 
 Status Recorder::insert(store::Db& db, size_t begin, size_t end) const {
-  std::string sql =
-      "INSERT INTO events (id, type, occurred_at, organization_id, user_id, resource_id, "
-      "client_id, ip, user_agent, data) VALUES ";
-  // The transactional outbox: the deliveries of these events to every enabled webhook endpoint
-  // whose filter takes them are inserted in the same transaction as the events, so an event is
-  // never written without its deliveries (nor the other way round). The webhook-id (the
-  // delivery's id) is derived from the event and the endpoint: stable.
-  std::string outbox =
-      "INSERT INTO webhook_deliveries (id, webhook_id, event_id, state, attempts, "
-      "next_attempt_at, create_time, update_time) "
-      "SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING(w.id, 4)), w.id, e.id, "
-      "'pending', 0, e.occurred_at, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) "
-      "FROM events e JOIN webhooks w ON w.enabled = 1 AND (JSON_LENGTH(w.event_types) = 0 "
-      "OR JSON_CONTAINS(w.event_types, JSON_QUOTE(e.type))) WHERE e.id IN (";
-  store::Params params, ids;
-  for (size_t i = begin; i < end; ++i) {
-    const Event& e = pending_[i];
-    if (i > begin) sql += ", ", outbox += ", ";
-    sql += "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    outbox += "?";
-    ids.emplace_back(e.id);
-    params.emplace_back(e.id);
-    params.emplace_back(e.type);
-    params.emplace_back(e.occurred_at);
-    params.push_back(optional_text(e.organization_id));
-    params.push_back(optional_text(e.user_id));
-    params.push_back(optional_text(e.resource_id));
-    params.push_back(optional_text(e.client_id));
-    params.push_back(optional_text(e.ip));
-    params.push_back(optional_text(e.user_agent.substr(0, 512)));
-    params.emplace_back(json::write(e.data));
-  }
-  outbox += ")";
-  // Each type's count (total_size of GET /api/v1/events) moves in the same transaction.
-  std::map<std::string_view, std::pair<std::string_view, int64_t>> by_type;  // → (an id, count)
-  for (size_t i = begin; i < end; ++i) {
-    auto& [id, count] = by_type[pending_[i].type];
-    if (id.empty()) id = pending_[i].id;
-    ++count;
-  }
+  const std::span<const Event> batch(pending_.data() + begin, end - begin);
+  store::Params ids;
+  for (const Event& e : batch) ids.emplace_back(e.id);
+  // The transactional outbox: the events and their deliveries to every enabled webhook endpoint
+  // whose filter takes them are inserted in one transaction, so an event is never written
+  // without its deliveries (nor the other way round).
   return db.transaction([&]() -> Status {
-    PORTCULLIS_RETURN_IF_ERROR(db.execute(sql, params).status());
-    PORTCULLIS_RETURN_IF_ERROR(db.execute(outbox, ids).status());
-    for (const auto& [type, counted] : by_type) {
-      PORTCULLIS_RETURN_IF_ERROR(
-          paging::add_to_count(db, count_scope(type), counted.first, counted.second));
-    }
-    return Status::ok();
+    PORTCULLIS_RETURN_IF_ERROR(EventStore(db).insert(batch));
+    return DeliveryStore(db).enqueue(ids);
   });
 }
 

@@ -4,42 +4,16 @@
 // of many requests into one INSERT (server/app.h says when it writes).
 #pragma once
 
-#include <json/value.h>
-
 #include <chrono>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "events/event.h"
 #include "events/types.h"
 #include "store/db.h"
 
 namespace portcullis::events {
-
-// Who an event is about, besides where it came from (ip, user agent).
-struct Subjects {
-  std::string organization_id;
-  std::string user_id;
-  std::string resource_id;
-  std::string client_id;
-};
-
-struct Event {
-  // An event of a declared type (types.def) with nothing else filled in.
-  static Event of(const EventType& type, Subjects subjects = {});
-
-  std::string type;  // a declared EventType's name: "token.issued", "user.login.succeeded", ...
-  std::string organization_id;
-  std::string user_id;
-  std::string resource_id;
-  std::string client_id;
-  std::string ip;
-  std::string user_agent;
-  Json::Value data = Json::Value(Json::objectValue);
-  // Set by Recorder::add: an event is stamped when it happens, not when its batch is written.
-  std::string id;           // evt_…
-  std::string occurred_at;  // DATETIME(6), UTC
-};
 
 class Recorder {
  public:

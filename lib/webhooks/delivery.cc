@@ -9,6 +9,7 @@
 
 #include "core/ids.h"
 #include "core/time.h"
+#include "events/delivery_store.h"
 #include "events/event_store.h"
 #include "format/json.h"
 #include "log/log.h"
@@ -115,26 +116,10 @@ Deliverer::Deliverer(store::Db& db, const crypto::MasterKey& master_key,
 
 Result<int> Deliverer::run_once(events::Recorder& recorder) {
   const std::string claim = new_id("clm_");
+  events::DeliveryStore deliveries(db_);
   // 1. Claim.
-  Status st = db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows due,
-        db_.query("SELECT id FROM webhook_deliveries WHERE state = 'pending' AND "
-                  "next_attempt_at <= UTC_TIMESTAMP(6) ORDER BY next_attempt_at, id LIMIT ? "
-                  "FOR UPDATE SKIP LOCKED",
-                  {static_cast<int64_t>(config_.webhooks.batch)}));
-    if (due.empty()) return Status::ok();
-    std::string sql =
-        "UPDATE webhook_deliveries SET claim = ?, next_attempt_at = UTC_TIMESTAMP(6) + "
-        "INTERVAL ? SECOND WHERE id IN (";
-    store::Params params{claim, config_.webhooks.lease_seconds};
-    for (size_t i = 0; i < due.size(); ++i) {
-      sql += i ? ", ?" : "?";
-      params.emplace_back(due[i].str(0));
-    }
-    return db_.execute(sql + ")", params).status();
-  });
-  PORTCULLIS_RETURN_IF_ERROR(st);
+  PORTCULLIS_RETURN_IF_ERROR(deliveries.claim(claim, config_.webhooks.lease_seconds,
+                                              static_cast<int64_t>(config_.webhooks.batch)));
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows claimed,
       db_.query(std::string("SELECT ") + kClaimedColumns +
@@ -215,21 +200,8 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
   Status written = db_.transaction([&]() -> Status {
     attempted = 0;
     disabled_events.clear();
-    if (!disabled_ids.empty()) {
-      std::string sql =
-          "UPDATE webhook_deliveries SET state = 'failed', claim = NULL, last_error = 'endpoint "
-          "disabled', update_time = UTC_TIMESTAMP(6) WHERE claim = ? AND id IN (";
-      store::Params params{claim};
-      for (const std::string& id : disabled_ids) {
-        sql += params.size() > 1 ? ", ?" : "?";
-        params.emplace_back(id);
-      }
-      PORTCULLIS_RETURN_IF_ERROR(db_.execute(sql + ")", params).status());
-    }
-    std::string attempts_sql =
-        "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, "
-        "latency_ms, error, response_excerpt) VALUES ";
-    store::Params attempt_params;
+    PORTCULLIS_RETURN_IF_ERROR(deliveries.fail_disabled(claim, disabled_ids));
+    std::vector<events::AttemptRow> attempt_rows;
     std::map<int64_t, std::vector<std::string>> delivered;  // HTTP status → delivery ids
     for (Queue& q : queues) {
       const store::Row& head = *q.items.front().row;
@@ -240,11 +212,7 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
       for (Item& item : q.items) {
         const std::string id = item.row->str(0);
         if (!item.posted) {
-          PORTCULLIS_RETURN_IF_ERROR(
-              db_.execute("UPDATE webhook_deliveries SET claim = NULL, next_attempt_at = ? "
-                          "WHERE id = ? AND claim = ?",
-                          {wait_until.value_or(db_now()), id, claim})
-                  .status());
+          PORTCULLIS_RETURN_IF_ERROR(deliveries.release(claim, id, wait_until.value_or(db_now())));
           continue;
         }
         ++attempted;
@@ -257,14 +225,8 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
                                        {"ms", static_cast<long long>(a.latency_ms)},
                                        {"error", a.error}});
         const store::Value status_value = status_or_null(a.status);
-        attempts_sql += attempt_params.empty() ? "(?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)"
-                                               : ", (?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)";
-        attempt_params.emplace_back(id);
-        attempt_params.emplace_back(static_cast<int64_t>(now_attempts));
-        attempt_params.push_back(status_value);
-        attempt_params.emplace_back(a.latency_ms);
-        attempt_params.push_back(text_or_null(a.error.substr(0, 255)));
-        attempt_params.push_back(text_or_null(a.excerpt));
+        attempt_rows.push_back({id, now_attempts, status_value, a.latency_ms,
+                                text_or_null(a.error.substr(0, 255)), text_or_null(a.excerpt)});
         if (a.ok()) {
           succeeded = true;
           delivered[a.status].push_back(id);
@@ -275,49 +237,28 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
             retry_delay_ms(config_.webhooks.retry_schedule_seconds, now_attempts);
         if (delay_ms < 0) {
           PORTCULLIS_RETURN_IF_ERROR(
-              db_.execute("UPDATE webhook_deliveries SET state = 'failed', attempts = ?, claim = "
-                          "NULL, last_status = ?, last_error = ?, update_time = UTC_TIMESTAMP(6) "
-                          "WHERE id = ? AND claim = ?",
-                          {static_cast<int64_t>(now_attempts), status_value, last_error, id, claim})
-                  .status());
+              deliveries.give_up(claim, id, now_attempts, status_value, last_error));
           wait_until = db_now();
         } else {
-          PORTCULLIS_RETURN_IF_ERROR(
-              db_.execute("UPDATE webhook_deliveries SET attempts = ?, claim = NULL, last_status = "
-                          "?, last_error = ?, next_attempt_at = UTC_TIMESTAMP(6) + INTERVAL ? "
-                          "MICROSECOND, update_time = UTC_TIMESTAMP(6) WHERE id = ? AND claim = ?",
-                          {static_cast<int64_t>(now_attempts), status_value, last_error,
-                           delay_ms * 1000, id, claim})
-                  .status());
           PORTCULLIS_ASSIGN_OR_RETURN(
-              store::Rows next,
-              db_.query("SELECT next_attempt_at FROM webhook_deliveries WHERE id = ?", {id}));
-          wait_until = next.empty() ? db_now() : next[0].str(0);
+              std::string next,
+              deliveries.retry_later(claim, id, now_attempts, status_value, last_error, delay_ms));
+          wait_until = next.empty() ? db_now() : next;
         }
       }
       if (!wait_until) {
         // Every attempt succeeded: the endpoint's failure clock stops, if it ran.
         if (succeeded && !head.is_null(9)) {
-          PORTCULLIS_RETURN_IF_ERROR(
-              db_.execute("UPDATE webhooks SET failing_since = NULL WHERE id = ?", {q.webhook_id})
-                  .status());
+          PORTCULLIS_RETURN_IF_ERROR(endpoints.clear_failing(q.webhook_id));
         }
         continue;
       }
       // A failure: the failure clock starts unless it runs; past the limit the endpoint is
       // disabled.
-      PORTCULLIS_RETURN_IF_ERROR(
-          db_.execute("UPDATE webhooks SET failing_since = UTC_TIMESTAMP(6) WHERE id = ? AND "
-                      "failing_since IS NULL",
-                      {q.webhook_id})
-              .status());
+      PORTCULLIS_RETURN_IF_ERROR(endpoints.start_failing(q.webhook_id));
       if (!head.is_null(8) && head.i64(8) >= config_.webhooks.disable_after_seconds) {
-        PORTCULLIS_ASSIGN_OR_RETURN(
-            uint64_t disabled,
-            db_.execute("UPDATE webhooks SET enabled = 0, disabled_reason = 'failing', "
-                        "update_time = UTC_TIMESTAMP(6) WHERE id = ? AND enabled = 1",
-                        {q.webhook_id}));
-        if (disabled > 0) {
+        PORTCULLIS_ASSIGN_OR_RETURN(bool disabled, endpoints.disable_failing(q.webhook_id));
+        if (disabled) {
           events::Event e = events::Event::of(events::type::kWebhookDisabled);
           e.data["webhook_id"] = q.webhook_id;
           e.data["url"] = url;
@@ -327,20 +268,9 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
         }
       }
     }
-    if (!attempt_params.empty()) {
-      PORTCULLIS_RETURN_IF_ERROR(db_.execute(attempts_sql, attempt_params).status());
-    }
+    PORTCULLIS_RETURN_IF_ERROR(deliveries.record_attempts(attempt_rows));
     for (const auto& [status, ids] : delivered) {
-      std::string sql =
-          "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, claim = "
-          "NULL, last_status = ?, last_error = NULL, update_time = UTC_TIMESTAMP(6) WHERE claim "
-          "= ? AND id IN (";
-      store::Params params{status, claim};
-      for (size_t i = 0; i < ids.size(); ++i) {
-        sql += i ? ", ?" : "?";
-        params.emplace_back(ids[i]);
-      }
-      PORTCULLIS_RETURN_IF_ERROR(db_.execute(sql + ")", params).status());
+      PORTCULLIS_RETURN_IF_ERROR(deliveries.mark_delivered(claim, status, ids));
     }
     return Status::ok();
   });

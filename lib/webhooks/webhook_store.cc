@@ -4,6 +4,7 @@
 
 #include "core/ids.h"
 #include "core/time.h"
+#include "events/delivery_store.h"
 #include "events/types.h"
 #include "format/json.h"
 #include "outbound/address.h"
@@ -236,22 +237,32 @@ Result<std::vector<std::string>> WebhookStore::signing_keys(const std::string& i
   return keys;
 }
 
+Status WebhookStore::clear_failing(const std::string& id) {
+  return db_.execute("UPDATE webhooks SET failing_since = NULL WHERE id = ?", {id}).status();
+}
+
+Status WebhookStore::start_failing(const std::string& id) {
+  return db_
+      .execute(
+          "UPDATE webhooks SET failing_since = UTC_TIMESTAMP(6) WHERE id = ? AND failing_since "
+          "IS NULL",
+          {id})
+      .status();
+}
+
+Result<bool> WebhookStore::disable_failing(const std::string& id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      uint64_t disabled,
+      db_.execute("UPDATE webhooks SET enabled = 0, disabled_reason = 'failing', update_time = "
+                  "UTC_TIMESTAMP(6) WHERE id = ? AND enabled = 1",
+                  {id}));
+  return disabled > 0;
+}
+
 Result<int64_t> WebhookStore::replay_delivery(const std::string& id,
                                               const std::string& delivery_id) {
   PORTCULLIS_RETURN_IF_ERROR(get(id).status());
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      uint64_t n,
-      db_.execute("UPDATE webhook_deliveries SET state = 'pending', attempts = 0, claim = NULL, "
-                  "next_attempt_at = UTC_TIMESTAMP(6), update_time = UTC_TIMESTAMP(6) "
-                  "WHERE id = ? AND webhook_id = ?",
-                  {delivery_id, id}));
-  if (n == 0) {
-    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
-                                db_.query("SELECT 1 FROM webhook_deliveries WHERE id = ? AND "
-                                          "webhook_id = ?",
-                                          {delivery_id, id}));
-    if (rows.empty()) return Status::not_found("no delivery " + delivery_id.substr(0, 64));
-  }
+  PORTCULLIS_RETURN_IF_ERROR(events::DeliveryStore(db_).requeue(id, delivery_id));
   return 1;
 }
 
@@ -259,26 +270,7 @@ Result<int64_t> WebhookStore::replay_since(const std::string& id, const std::str
   PORTCULLIS_RETURN_IF_ERROR(get(id).status());
   int64_t total = 0;
   Status st = db_.transaction([&]() -> Status {
-    total = 0;
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        uint64_t requeued,
-        db_.execute("UPDATE webhook_deliveries d JOIN events e ON e.id = d.event_id "
-                    "SET d.state = 'pending', d.attempts = 0, d.claim = NULL, "
-                    "d.next_attempt_at = e.occurred_at, d.update_time = UTC_TIMESTAMP(6) "
-                    "WHERE d.webhook_id = ? AND e.occurred_at >= ?",
-                    {id, since}));
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        uint64_t created,
-        db_.execute(
-            "INSERT IGNORE INTO webhook_deliveries (id, webhook_id, event_id, state, attempts, "
-            "next_attempt_at, create_time, update_time) "
-            "SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING(w.id, 4)), w.id, e.id, "
-            "'pending', 0, e.occurred_at, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) "
-            "FROM webhooks w JOIN events e ON e.occurred_at >= ? AND "
-            "(JSON_LENGTH(w.event_types) = 0 OR JSON_CONTAINS(w.event_types, JSON_QUOTE(e.type))) "
-            "WHERE w.id = ?",
-            {since, id}));
-    total = static_cast<int64_t>(requeued + created);
+    PORTCULLIS_ASSIGN_OR_RETURN(total, events::DeliveryStore(db_).requeue_since(id, since));
     return Status::ok();
   });
   PORTCULLIS_RETURN_IF_ERROR(st);

@@ -1,5 +1,6 @@
 // Webhook endpoints (contract §7 `/api/v1/webhooks`, docs/events.md): the only writer of the
-// `webhooks` table, and of the outbox rows a replay re-queues. Secrets are sealed under the
+// `webhooks` table (the delivery process moves an endpoint's failure clock through it). A replay
+// re-queues outbox rows through events::DeliveryStore. Secrets are sealed under the
 // master key (they must be usable to sign) and shown only when created or rotated.
 #pragma once
 
@@ -72,6 +73,13 @@ class WebhookStore {
   Result<std::vector<std::string>> signing_keys(const std::string& id, const std::string& sealed,
                                                 const std::string& previous_sealed,
                                                 bool previous_live) const;
+
+  // The delivery process's failure clock (delivery.h): stopped when every attempt of a round
+  // succeeded, started (unless it runs) by a failure; an endpoint failing past the limit is
+  // disabled (true when this call disabled it).
+  Status clear_failing(const std::string& id);
+  Status start_failing(const std::string& id);
+  Result<bool> disable_failing(const std::string& id);
 
   // Replay: one delivery of this endpoint (msg_…) queued again as a new message attempt with
   // the same webhook-id; or every event since `since` (DATETIME text) that the endpoint's

@@ -1,0 +1,165 @@
+#include "events/delivery_store.h"
+
+namespace portcullis::events {
+using store::placeholders;
+
+Status DeliveryStore::enqueue(const store::Params& event_ids) {
+  if (event_ids.empty()) return Status::ok();
+  return db_
+      .execute(
+          "INSERT INTO webhook_deliveries (id, webhook_id, event_id, state, attempts, "
+          "next_attempt_at, create_time, update_time) "
+          "SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING(w.id, 4)), w.id, e.id, "
+          "'pending', 0, e.occurred_at, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) "
+          "FROM events e JOIN webhooks w ON w.enabled = 1 AND (JSON_LENGTH(w.event_types) = 0 "
+          "OR JSON_CONTAINS(w.event_types, JSON_QUOTE(e.type))) WHERE e.id IN (" +
+              placeholders(event_ids.size()) + ")",
+          event_ids)
+      .status();
+}
+
+Status DeliveryStore::claim(const std::string& claim, int64_t lease_seconds, int64_t batch) {
+  return db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows due,
+        db_.query("SELECT id FROM webhook_deliveries WHERE state = 'pending' AND "
+                  "next_attempt_at <= UTC_TIMESTAMP(6) ORDER BY next_attempt_at, id LIMIT ? "
+                  "FOR UPDATE SKIP LOCKED",
+                  {batch}));
+    if (due.empty()) return Status::ok();
+    store::Params params{claim, lease_seconds};
+    for (const store::Row& r : due) params.emplace_back(r.str(0));
+    return db_
+        .execute(
+            "UPDATE webhook_deliveries SET claim = ?, next_attempt_at = UTC_TIMESTAMP(6) + "
+            "INTERVAL ? SECOND WHERE id IN (" +
+                placeholders(due.size()) + ")",
+            params)
+        .status();
+  });
+}
+
+Status DeliveryStore::fail_disabled(const std::string& claim, const std::vector<std::string>& ids) {
+  if (ids.empty()) return Status::ok();
+  store::Params params{claim};
+  for (const std::string& id : ids) params.emplace_back(id);
+  return db_
+      .execute(
+          "UPDATE webhook_deliveries SET state = 'failed', claim = NULL, last_error = 'endpoint "
+          "disabled', update_time = UTC_TIMESTAMP(6) WHERE claim = ? AND id IN (" +
+              placeholders(ids.size()) + ")",
+          params)
+      .status();
+}
+
+Status DeliveryStore::release(const std::string& claim, const std::string& id,
+                              const std::string& due_at) {
+  return db_
+      .execute(
+          "UPDATE webhook_deliveries SET claim = NULL, next_attempt_at = ? WHERE id = ? AND "
+          "claim = ?",
+          {due_at, id, claim})
+      .status();
+}
+
+Status DeliveryStore::give_up(const std::string& claim, const std::string& id, int64_t attempts,
+                              const store::Value& status, const std::string& last_error) {
+  return db_
+      .execute(
+          "UPDATE webhook_deliveries SET state = 'failed', attempts = ?, claim = NULL, "
+          "last_status = ?, last_error = ?, update_time = UTC_TIMESTAMP(6) WHERE id = ? AND "
+          "claim = ?",
+          {attempts, status, last_error, id, claim})
+      .status();
+}
+
+Result<std::string> DeliveryStore::retry_later(const std::string& claim, const std::string& id,
+                                               int64_t attempts, const store::Value& status,
+                                               const std::string& last_error, int64_t delay_ms) {
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("UPDATE webhook_deliveries SET attempts = ?, claim = NULL, last_status = ?, "
+                  "last_error = ?, next_attempt_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, "
+                  "update_time = UTC_TIMESTAMP(6) WHERE id = ? AND claim = ?",
+                  {attempts, status, last_error, delay_ms * 1000, id, claim})
+          .status());
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows next,
+      db_.query("SELECT next_attempt_at FROM webhook_deliveries WHERE id = ?", {id}));
+  if (next.empty()) return std::string();
+  return next[0].str(0);
+}
+
+Status DeliveryStore::mark_delivered(const std::string& claim, int64_t status,
+                                     const std::vector<std::string>& ids) {
+  if (ids.empty()) return Status::ok();
+  store::Params params{status, claim};
+  for (const std::string& id : ids) params.emplace_back(id);
+  return db_
+      .execute(
+          "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, claim = "
+          "NULL, last_status = ?, last_error = NULL, update_time = UTC_TIMESTAMP(6) WHERE claim "
+          "= ? AND id IN (" +
+              placeholders(ids.size()) + ")",
+          params)
+      .status();
+}
+
+Status DeliveryStore::record_attempts(const std::vector<AttemptRow>& attempts) {
+  if (attempts.empty()) return Status::ok();
+  std::string rows;
+  store::Params params;
+  for (const AttemptRow& a : attempts) {
+    rows += rows.empty() ? "(?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)"
+                         : ", (?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)";
+    params.insert(params.end(),
+                  {a.delivery_id, a.attempt, a.status_code, a.latency_ms, a.error, a.excerpt});
+  }
+  return db_
+      .execute(
+          "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, "
+          "latency_ms, error, response_excerpt) VALUES " +
+              rows,
+          params)
+      .status();
+}
+
+Status DeliveryStore::requeue(const std::string& webhook_id, const std::string& delivery_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      uint64_t n,
+      db_.execute("UPDATE webhook_deliveries SET state = 'pending', attempts = 0, claim = NULL, "
+                  "next_attempt_at = UTC_TIMESTAMP(6), update_time = UTC_TIMESTAMP(6) "
+                  "WHERE id = ? AND webhook_id = ?",
+                  {delivery_id, webhook_id}));
+  if (n > 0) return Status::ok();
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
+                              db_.query("SELECT 1 FROM webhook_deliveries WHERE id = ? AND "
+                                        "webhook_id = ?",
+                                        {delivery_id, webhook_id}));
+  if (rows.empty()) return Status::not_found("no delivery " + delivery_id.substr(0, 64));
+  return Status::ok();
+}
+
+Result<int64_t> DeliveryStore::requeue_since(const std::string& webhook_id,
+                                             const std::string& since) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      uint64_t requeued,
+      db_.execute("UPDATE webhook_deliveries d JOIN events e ON e.id = d.event_id "
+                  "SET d.state = 'pending', d.attempts = 0, d.claim = NULL, "
+                  "d.next_attempt_at = e.occurred_at, d.update_time = UTC_TIMESTAMP(6) "
+                  "WHERE d.webhook_id = ? AND e.occurred_at >= ?",
+                  {webhook_id, since}));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      uint64_t created,
+      db_.execute(
+          "INSERT IGNORE INTO webhook_deliveries (id, webhook_id, event_id, state, attempts, "
+          "next_attempt_at, create_time, update_time) "
+          "SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING(w.id, 4)), w.id, e.id, "
+          "'pending', 0, e.occurred_at, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) "
+          "FROM webhooks w JOIN events e ON e.occurred_at >= ? AND "
+          "(JSON_LENGTH(w.event_types) = 0 OR JSON_CONTAINS(w.event_types, JSON_QUOTE(e.type))) "
+          "WHERE w.id = ?",
+          {since, webhook_id}));
+  return static_cast<int64_t>(requeued + created);
+}
+
+}  // namespace portcullis::events
