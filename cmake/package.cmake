@@ -24,6 +24,7 @@ foreach(unit IN LISTS unit_files)
   get_filename_component(name ${unit} NAME)
   file(READ ${unit} text)
   string(REPLACE "/usr/local/lib/portcullis/" "/usr/lib/portcullis/" text "${text}")
+  string(REPLACE "/usr/local/bin/portcullis " "/usr/bin/portcullis " text "${text}")
   string(REPLACE "/usr/local/share/doc/portcullis/" "/usr/share/doc/portcullis/" text "${text}")
   file(WRITE ${CMAKE_BINARY_DIR}/package/systemd/${name} "${text}")
   install(FILES ${CMAKE_BINARY_DIR}/package/systemd/${name} DESTINATION /lib/systemd/system

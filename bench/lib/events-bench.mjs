@@ -94,6 +94,8 @@ const receiver = createServer((req, res) => {
     res.end();
   });
 });
+let connections = 0;
+receiver.on('connection', () => connections++);
 await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
 const hooks = [];
 for (let i = 0; i < endpointCount; i++) {
@@ -133,9 +135,9 @@ try {
   const expected = eventCount * endpointCount;
   while (seen.size < expected && Date.now() - started < 600000) await sleep(200);
   const seconds = (last - first) / 1000;
-  console.log(`\n| delivery processes | endpoints | deliveries | distinct webhook-ids | seconds (first to last) | deliveries/s |`);
-  console.log('|---:|---:|---:|---:|---:|---:|');
-  console.log(`| ${processes} | ${endpointCount} | ${expected} | ${seen.size} | ${seconds.toFixed(1)} | ${(seen.size / seconds).toFixed(0)} |`);
+  console.log(`\n| delivery processes | endpoints | deliveries | distinct webhook-ids | connections | seconds (first to last) | deliveries/s |`);
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`| ${processes} | ${endpointCount} | ${expected} | ${seen.size} | ${connections} | ${seconds.toFixed(1)} | ${(seen.size / seconds).toFixed(0)} |`);
 } finally {
   for (const c of children) c.kill('SIGTERM');
   process.kill(stackPid, 'SIGCONT');

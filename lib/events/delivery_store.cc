@@ -18,8 +18,11 @@ Status DeliveryStore::enqueue(const store::Params& event_ids) {
       .status();
 }
 
-Status DeliveryStore::claim(const std::string& claim, int64_t lease_seconds, int64_t batch) {
-  return db_.transaction([&]() -> Status {
+Result<std::vector<std::string>> DeliveryStore::claim(const std::string& claim,
+                                                      int64_t lease_seconds, int64_t batch) {
+  std::vector<std::string> ids;
+  PORTCULLIS_RETURN_IF_ERROR(db_.transaction([&]() -> Status {
+    ids.clear();
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows due,
         db_.query("SELECT id FROM webhook_deliveries WHERE state = 'pending' AND "
@@ -29,14 +32,16 @@ Status DeliveryStore::claim(const std::string& claim, int64_t lease_seconds, int
     if (due.empty()) return Status::ok();
     store::Params params{claim, lease_seconds};
     for (const store::Row& r : due) params.emplace_back(r.str(0));
-    return db_
-        .execute(
-            "UPDATE webhook_deliveries SET claim = ?, next_attempt_at = UTC_TIMESTAMP(6) + "
-            "INTERVAL ? SECOND WHERE id IN (" +
-                placeholders(due.size()) + ")",
-            params)
-        .status();
-  });
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("UPDATE webhook_deliveries SET claim = ?, next_attempt_at = UTC_TIMESTAMP(6) "
+                    "+ INTERVAL ? SECOND WHERE id IN (" +
+                        placeholders(due.size()) + ")",
+                    params)
+            .status());
+    for (const store::Row& r : due) ids.push_back(r.str(0));
+    return Status::ok();
+  }));
+  return ids;
 }
 
 Status DeliveryStore::fail_disabled(const std::string& claim, const std::vector<std::string>& ids) {

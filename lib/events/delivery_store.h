@@ -34,8 +34,9 @@ class DeliveryStore {
   Status enqueue(const store::Params& event_ids);
 
   // Claims up to `batch` due pending deliveries for `claim` (SELECT … FOR UPDATE SKIP LOCKED in
-  // a short transaction) and leases them for `lease_seconds`.
-  Status claim(const std::string& claim, int64_t lease_seconds, int64_t batch);
+  // a short transaction) and leases them for `lease_seconds`; returns their ids.
+  Result<std::vector<std::string>> claim(const std::string& claim, int64_t lease_seconds,
+                                         int64_t batch);
   // The claimed deliveries whose endpoint was disabled since they were queued: failed.
   Status fail_disabled(const std::string& claim, const std::vector<std::string>& ids);
   // A claimed delivery held back (an earlier one of its endpoint failed): due at `due_at`.

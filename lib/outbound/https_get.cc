@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <memory>
 
 #include "log/log.h"
@@ -179,8 +180,39 @@ std::string Response::header(std::string_view name) const {
 
 namespace {
 
-Result<Response> perform(std::string_view url_text, const PostRequest* post,
-                         const Options& options) {
+// A Session's state: its curl handle (and so its connection cache), and for each host:port the
+// addresses its connections were checked against.
+struct Reuse {
+  CurlEasy curl;
+  std::map<std::string, std::string, std::less<>> checked;  // "host:port" → sorted addresses
+  uint64_t connections = 0;
+};
+
+// Gives `reuse` a handle whose cached connections to url's host:port were opened to exactly
+// `addresses` (all checked by this call): when the host now resolves to other addresses, every
+// cached connection is dropped with the old handle, so none can outlive the check it passed.
+bool prepare_reuse(Reuse& reuse, const HttpsUrl& url, const std::vector<IpAddress>& addresses) {
+  std::vector<std::string> sorted;
+  for (const IpAddress& a : addresses) sorted.push_back(to_string(a));
+  std::sort(sorted.begin(), sorted.end());
+  std::string now;
+  for (const std::string& a : sorted) now += a + " ";
+  const std::string key = url.host + ":" + std::to_string(url.port);
+  auto it = reuse.checked.find(key);
+  if (!reuse.curl || (it != reuse.checked.end() && it->second != now)) {
+    reuse.curl.reset(curl_easy_init());
+    reuse.checked.clear();
+    if (!reuse.curl) return false;
+  } else {
+    curl_easy_reset(reuse.curl.get());  // every option back to its default; the cache stays
+  }
+  reuse.checked[key] = now;
+  return true;
+}
+
+// One request under the guard; `reuse`: a Session's (null: a handle of this call only).
+Result<Response> perform(std::string_view url_text, const PostRequest* post, const Options& options,
+                         Reuse* reuse = nullptr) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const auto deadline = started + options.timeout;
@@ -220,13 +252,20 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
   }
 
   if (!curl_ready()) return Status::internal("libcurl could not be initialised");
-  CurlEasy handle(curl_easy_init());
-  if (!handle) return Status::internal("libcurl could not be initialised");
-  CURL* h = handle.get();
+  CurlEasy own;
+  if (reuse) {
+    if (!prepare_reuse(*reuse, url, addresses)) {
+      return Status::internal("libcurl could not be initialised");
+    }
+  } else {
+    own.reset(curl_easy_init());
+    if (!own) return Status::internal("libcurl could not be initialised");
+  }
+  CURL* h = reuse ? reuse->curl.get() : own.get();
 
   std::string ca_bundle;
-  if (!options.ca_file.empty()) {
-    char* system_bundle = nullptr;  // curl's compiled-in default, owned by curl
+  if (!options.ca_file.empty() && !plain_http) {  // plain http (loopback) has no TLS
+    char* system_bundle = nullptr;                // curl's compiled-in default, owned by curl
     curl_easy_getinfo(h, CURLINFO_CAINFO, &system_bundle);
     PORTCULLIS_ASSIGN_OR_RETURN(
         ca_bundle, merged_ca_bundle(system_bundle ? system_bundle : "", options.ca_file));
@@ -297,7 +336,9 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
          set(h, CURLOPT_POSTFIELDS, options.form_body->c_str());
   }
   if (ok && !ca_bundle.empty()) {
-    curl_blob blob{ca_bundle.data(), ca_bundle.size(), CURL_BLOB_NOCOPY};
+    // A Session's handle outlives this call: curl keeps its own copy.
+    curl_blob blob{ca_bundle.data(), ca_bundle.size(),
+                   static_cast<unsigned int>(reuse ? CURL_BLOB_COPY : CURL_BLOB_NOCOPY)};
     ok = set(h, CURLOPT_CAINFO_BLOB, &blob);
   }
   if (!ok) return Status::internal("libcurl refused an option the outbound guard needs");
@@ -325,6 +366,11 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post,
   }
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  if (reuse) {
+    long opened = 0;
+    curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &opened);
+    reuse->connections += static_cast<uint64_t>(opened);
+  }
   log::debug("outbound request", {{"host", url.host},
                                   {"status", static_cast<int>(status)},
                                   {"bytes", static_cast<long long>(transfer.response.body.size())},
@@ -345,6 +391,24 @@ Result<Response> https_get(std::string_view url, const Options& options) {
 
 Result<Response> https_post(std::string_view url, const PostRequest& post, const Options& options) {
   return perform(url, &post, options);
+}
+
+struct Session::Handle {
+  Reuse reuse;
+};
+
+Session::Session() : handle_(std::make_unique<Handle>()) {}
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+Result<Response> Session::post(std::string_view url, const PostRequest& post,
+                               const Options& options) {
+  return perform(url, &post, options, &handle_->reuse);
+}
+
+uint64_t Session::connections() const {
+  return handle_->reuse.connections;
 }
 
 }  // namespace portcullis::outbound

@@ -13,12 +13,14 @@
 //  4. No proxy from the environment, https only (CURLOPT_PROTOCOLS_STR), no redirects (a 3xx
 //     is a failure), TLS 1.2+ with peer and host verification always on, the response body
 //     capped (the transfer is aborted past the cap), one deadline for the whole request.
-// No cookies, no connection reuse between calls, no decompression (the cap applies to bytes
-// on the wire).
+// No cookies, no decompression (the cap applies to bytes on the wire), and no connection reuse
+// between calls except through a Session (below), which runs the whole guard on every call.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,5 +89,30 @@ struct PostRequest {
   std::vector<std::pair<std::string, std::string>> headers;  // extra request header fields
 };
 Result<Response> https_post(std::string_view url, const PostRequest& post, const Options& options);
+
+// Requests from one thread that keep their connections open (webhook deliveries): one curl
+// handle whose connection cache keeps a connection to a host and port alive for the next call.
+// Every call still runs the whole guard first (parse, resolve, check every address, pin the
+// host to the checked addresses, no proxy, no redirects, capped read): a host that now resolves
+// to a refused address is refused before anything is sent; a connection is opened only to an
+// address checked by the call that opens it, and reused only while the host resolves to the
+// same checked addresses (otherwise every cached connection is dropped first). Not thread-safe:
+// one per thread.
+class Session {
+ public:
+  Session();
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  // https_post through this session's connections.
+  Result<Response> post(std::string_view url, const PostRequest& post, const Options& options);
+  // Connections this session opened (not reused) so far.
+  uint64_t connections() const;
+
+ private:
+  struct Handle;
+  std::unique_ptr<Handle> handle_;
+};
 
 }  // namespace portcullis::outbound

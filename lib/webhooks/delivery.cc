@@ -75,7 +75,8 @@ int64_t retry_delay_ms(const std::vector<int64_t>& schedule, int attempts) {
   return static_cast<int64_t>(static_cast<double>(schedule[attempts - 1]) * 1000.0 * jitter());
 }
 
-Attempt post_message(const std::string& url, const std::string& message_id, const std::string& body,
+Attempt post_message(outbound::Session& session, const std::string& url,
+                     const std::string& message_id, const std::string& body,
                      const std::vector<std::string>& keys, int64_t timestamp,
                      const outbound::Options& options) {
   outbound::PostRequest post;
@@ -84,7 +85,7 @@ Attempt post_message(const std::string& url, const std::string& message_id, cons
                   {"webhook-timestamp", std::to_string(timestamp)},
                   {"webhook-signature", signature_header(keys, message_id, timestamp, body)}};
   const auto started = std::chrono::steady_clock::now();
-  auto response = outbound::https_post(url, post, options);
+  auto response = session.post(url, post, options);
   Attempt a;
   a.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - started)
@@ -112,22 +113,36 @@ outbound::Options delivery_options(const config::Config& config) {
 
 Deliverer::Deliverer(store::Db& db, const crypto::MasterKey& master_key,
                      const config::Config& config, outbound::Options options)
-    : db_(db), master_key_(master_key), config_(config), options_(std::move(options)) {}
+    : db_(db),
+      master_key_(master_key),
+      config_(config),
+      options_(std::move(options)),
+      sessions_(kParallelEndpoints) {}
 
 Result<int> Deliverer::run_once(events::Recorder& recorder) {
   const std::string claim = new_id("clm_");
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
   events::DeliveryStore deliveries(db_);
   // 1. Claim.
-  PORTCULLIS_RETURN_IF_ERROR(deliveries.claim(claim, config_.webhooks.lease_seconds,
-                                              static_cast<int64_t>(config_.webhooks.batch)));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> claimed_ids,
+                              deliveries.claim(claim, config_.webhooks.lease_seconds,
+                                               static_cast<int64_t>(config_.webhooks.batch)));
+  if (claimed_ids.empty()) return 0;
+  // Read by primary key (claim has no index): the rows this round claimed, unless another
+  // round took them over since (their lease ended).
+  store::Params params{claim};
+  for (std::string& id : claimed_ids) params.emplace_back(std::move(id));
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows claimed,
       db_.query(std::string("SELECT ") + kClaimedColumns +
                     " FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
-                    "JOIN events e ON e.id = d.event_id WHERE d.claim = ? "
-                    "ORDER BY d.webhook_id, e.occurred_at, e.id",
-                {claim}));
+                    "JOIN events e ON e.id = d.event_id WHERE d.claim = ? AND d.id IN (" +
+                    store::placeholders(params.size() - 1) +
+                    ") ORDER BY d.webhook_id, e.occurred_at, e.id",
+                params));
   if (claimed.empty()) return 0;
+  const auto claimed_at = Clock::now();
 
   WebhookStore endpoints(db_, master_key_);
   // 2. Post. The claimed rows come ordered by endpoint, then event: each endpoint's run of rows
@@ -171,7 +186,7 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
   }
   const int64_t timestamp = unix_now();
   std::atomic<size_t> next_queue{0};
-  auto post_queues = [&] {
+  auto post_queues = [&](outbound::Session& session) {
     for (size_t qi = next_queue++; qi < queues.size(); qi = next_queue++) {
       Queue& q = queues[qi];
       for (Item& item : q.items) {
@@ -179,8 +194,8 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
         if (!q.key_error.empty()) {
           item.attempt.error = q.key_error;
         } else {
-          item.attempt = post_message(item.row->str(3), item.row->str(0), item.body, q.keys,
-                                      timestamp, options_);
+          item.attempt = post_message(session, item.row->str(3), item.row->str(0), item.body,
+                                      q.keys, timestamp, options_);
         }
         if (!item.attempt.ok()) break;  // the endpoint's later messages wait with this one
       }
@@ -189,10 +204,11 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
   {
     std::vector<std::jthread> threads;
     const size_t n = std::min(queues.size(), kParallelEndpoints);
-    for (size_t i = 1; i < n; ++i) threads.emplace_back(post_queues);
-    post_queues();
+    for (size_t i = 1; i < n; ++i) threads.emplace_back(post_queues, std::ref(sessions_[i]));
+    post_queues(sessions_[0]);
   }
 
+  const auto posted_at = Clock::now();
   // 3. Record, in one transaction: every attempt, the delivered rows, the failed ones' next
   // attempt, the held ones released with their endpoint's wait, the endpoints' failure clocks.
   int attempted = 0;
@@ -277,6 +293,14 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
   // Not written (the store went away): the lease ends and the round's deliveries are due
   // again, so they are posted again with the same webhook-id (at least once).
   PORTCULLIS_RETURN_IF_ERROR(written);
+  auto ms = [](Clock::duration d) {
+    return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+  };
+  log::debug("webhook round", {{"deliveries", static_cast<long long>(claimed.size())},
+                               {"endpoints", static_cast<long long>(queues.size())},
+                               {"claim_ms", ms(claimed_at - started)},
+                               {"post_ms", ms(posted_at - claimed_at)},
+                               {"record_ms", ms(Clock::now() - posted_at)}});
   for (events::Event& e : disabled_events) {
     log::warn("webhook endpoint disabled after failing",
               {{"webhook_id", e.data["webhook_id"].asString()}});

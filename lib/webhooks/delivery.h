@@ -45,8 +45,10 @@ struct Attempt {
   bool ok() const { return status >= 200 && status < 300; }
 };
 
-// Posts one signed message to `url` (the SSRF guard's rules per `options`).
-Attempt post_message(const std::string& url, const std::string& message_id, const std::string& body,
+// Posts one signed message to `url` through `session` (its connections kept alive between
+// posts; the SSRF guard's rules per `options` on every post).
+Attempt post_message(outbound::Session& session, const std::string& url,
+                     const std::string& message_id, const std::string& body,
                      const std::vector<std::string>& keys, int64_t timestamp,
                      const outbound::Options& options);
 
@@ -68,6 +70,8 @@ class Deliverer {
   const crypto::MasterKey& master_key_;
   const config::Config& config_;
   outbound::Options options_;
+  // One per posting thread: each keeps its connections open from round to round.
+  std::vector<outbound::Session> sessions_;
 };
 
 // The outbound options of deliveries for this config: CA file, loopback http in local mode, the

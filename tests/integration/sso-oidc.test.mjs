@@ -226,6 +226,20 @@ test('connections API: create, read, list, secret sealed and never returned, act
   const rotated = await api('PATCH', `${base}/${c.id}`, { json: { client_secret: 'another' } });
   assert.equal(rotated.status, 200);
   assert.equal(rotated.json.client_secret_set, true);
+  // Deactivated, then active again: each state change is an event, read back through the events
+  // API filtered by type and organization (newest first).
+  const off = await api('PATCH', `${base}/${c.id}`, { json: { state: 'inactive' } });
+  assert.equal(off.status, 200, off.text);
+  assert.equal(off.json.state, 'inactive');
+  const on = await api('PATCH', `${base}/${c.id}`, { json: { state: 'active' } });
+  assert.equal(on.status, 200, on.text);
+  const changes = await api('GET', `/api/v1/events?types=connection.activated,connection.deactivated&organization_id=${org.id}&page_size=100`);
+  assert.equal(changes.status, 200, changes.text);
+  assert.deepEqual(changes.json.events.map((e) => [e.type, e.organization_id, e.data.connection_id, e.data.type, e.data.state]), [
+    ['connection.activated', org.id, c.id, 'oidc', 'active'],
+    ['connection.deactivated', org.id, c.id, 'oidc', 'inactive'],
+    ['connection.activated', org.id, c.id, 'oidc', 'active'],
+  ]);
 
   // SAML: the answer carries the SP's URLs for the IdP administrator; metadata Lasso cannot
   // use keeps the connection a draft (sso-saml.test.mjs activates a good one).

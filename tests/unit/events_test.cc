@@ -159,14 +159,16 @@ BOOST_AUTO_TEST_CASE(deliveries_refuse_private_and_metadata_addresses) {
                            std::chrono::milliseconds) -> Result<std::vector<outbound::IpAddress>> {
       return std::vector<outbound::IpAddress>{*outbound::parse_ip(address)};
     };
-    webhooks::Attempt a =
-        webhooks::post_message("https://hooks.example.com/in", "msg_1", "{}", {"key"}, 1, options);
+    outbound::Session session;
+    webhooks::Attempt a = webhooks::post_message(session, "https://hooks.example.com/in", "msg_1",
+                                                 "{}", {"key"}, 1, options);
     BOOST_TEST(a.status == 0);
     BOOST_TEST(a.error == "the host has no public address", address << ": " << a.error);
   }
   outbound::Options options = webhooks::delivery_options(config);
+  outbound::Session session;
   webhooks::Attempt a =
-      webhooks::post_message("http://127.0.0.1:9/in", "msg_1", "{}", {"key"}, 1, options);
+      webhooks::post_message(session, "http://127.0.0.1:9/in", "msg_1", "{}", {"key"}, 1, options);
   BOOST_TEST(a.status == 0);
   BOOST_TEST(!a.error.empty());
   // The API refuses the same URLs up front.

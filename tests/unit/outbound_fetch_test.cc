@@ -135,6 +135,39 @@ BOOST_FIXTURE_TEST_CASE(the_connection_goes_to_the_checked_address, Fixture) {
   BOOST_TEST(server.connections() == 1);
 }
 
+// A Session (webhook deliveries) keeps its handle, and so its connections, between calls, and
+// every call runs the whole guard: a host allowed before and refused now, or a name resolving
+// now to a special-use address, is refused before any connection.
+BOOST_FIXTURE_TEST_CASE(a_session_runs_the_guard_on_every_call, Fixture) {
+  server.set("/in", {http_response(200, "ok")});
+  Session session;
+  PostRequest post;
+  post.body = "{}";
+  for (int i = 0; i < 2; ++i) {
+    auto r = session.post(url("/in"), post, options);
+    BOOST_REQUIRE_MESSAGE(r.is_ok(), r.status().to_string());
+    BOOST_TEST(r->status == 200);
+    BOOST_TEST(r->body == "ok");
+  }
+  BOOST_TEST(session.connections() >= 1u);
+  const int connected = server.connections();
+  Options guarded = options;
+  guarded.allow_hosts.clear();  // localhost (127.0.0.1) is special-use again
+  auto refused = session.post(url("/in"), post, guarded);
+  BOOST_TEST(refused.status().code() == Code::kPermissionDenied);
+  Options rebound = options;
+  rebound.resolver = fake_dns({"169.254.169.254"});
+  refused = session.post(url("/in", "hooks.test"), post, rebound);
+  BOOST_TEST(refused.status().code() == Code::kPermissionDenied);
+  BOOST_TEST(server.connections() == connected);
+  auto again = session.post(url("/in"), post, options);
+  BOOST_REQUIRE_MESSAGE(again.is_ok(), again.status().to_string());
+  BOOST_TEST(again->status == 200);
+  const auto requests = server.requests();
+  BOOST_REQUIRE(requests.size() == 3u);
+  for (const std::string& r : requests) BOOST_TEST(r.rfind("POST /in HTTP/1.1\r\n", 0) == 0);
+}
+
 BOOST_FIXTURE_TEST_CASE(tls_is_verified_and_https_is_required, Fixture) {
   server.set("/doc.json", {http_response(200, "{}")});
   Options no_ca = options;
