@@ -4,6 +4,7 @@
 
 #include "collection_routes.h"
 #include "listing.h"
+#include "organizations/login_methods.h"
 #include "organizations/organization_store.h"
 #include "scim/scim_store.h"
 
@@ -21,6 +22,10 @@ Json::Value to_json(const Organization& o) {
   if (o.external_id) v["external_id"] = *o.external_id;
   v["metadata"] = o.metadata;
   if (!o.scim_group_roles.empty()) v["scim_group_roles"] = o.scim_group_roles;
+  if (o.login_methods) {
+    v["login_methods"] = Json::Value(Json::arrayValue);
+    for (const auto& m : *o.login_methods) v["login_methods"].append(m);
+  }
   v["create_time"] = o.create_time;
   v["update_time"] = o.update_time;
   return v;
@@ -46,6 +51,13 @@ Result<organizations::OrganizationFields> read_fields(const Json::Value& body) {
       f.metadata = v.isNull() ? Json::Value(Json::objectValue) : v;
     } else if (key == "scim_group_roles") {
       f.scim_group_roles = v.isNull() ? Json::Value(Json::objectValue) : v;
+    } else if (key == "login_methods") {
+      // null: the organization allows whatever the environment offers.
+      f.login_methods.emplace();
+      if (!v.isNull()) {
+        PORTCULLIS_ASSIGN_OR_RETURN(*f.login_methods,
+                                    organizations::parse_login_methods(v, "login_methods"));
+      }
     } else if (!kReadOnly.count(key)) {
       return Status::invalid_argument("unknown field " + key);
     }

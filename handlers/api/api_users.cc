@@ -3,12 +3,12 @@
 #include <map>
 
 #include "collection_routes.h"
+#include "identity/identity_store.h"
 #include "identity/user_listing.h"
 #include "identity/user_store.h"
 #include "listing.h"
 #include "organizations/organization_store.h"
 #include "scim/scim_store.h"
-#include "social/identity_store.h"
 #include "user_json.h"
 
 namespace portcullis::api_worker {
@@ -20,7 +20,7 @@ using organizations::ListedUser;
 using server::Context;
 
 using Groups = std::map<std::string, std::vector<scim::UserGroup>>;
-using Identities = std::map<std::string, std::vector<social::Identity>>;
+using Identities = std::map<std::string, std::vector<identity::Identity>>;
 
 Json::Value listed_json(const ListedUser& u) {
   return user_json(u.user, u.memberships);
@@ -70,7 +70,7 @@ auto with_page_groups(Context& ctx, Groups& groups, Identities& identities, Fetc
     std::vector<std::string> ids;
     for (const auto& u : page.items) ids.push_back(u.user.id);
     PORTCULLIS_ASSIGN_OR_RETURN(groups, scim::groups_of_users(ctx.services.db, ids));
-    PORTCULLIS_ASSIGN_OR_RETURN(identities, social::IdentityStore(ctx.services.db).of_users(ids));
+    PORTCULLIS_ASSIGN_OR_RETURN(identities, identity::IdentityStore(ctx.services.db).of_users(ids));
     return page;
   };
 }
@@ -81,7 +81,7 @@ Result<Json::Value> full_json(Context& ctx, const User& u) {
                               organizations::MembershipStore(ctx.services.db).of_users({u.id}));
   PORTCULLIS_ASSIGN_OR_RETURN(Groups groups, scim::groups_of_users(ctx.services.db, {u.id}));
   PORTCULLIS_ASSIGN_OR_RETURN(Identities identities,
-                              social::IdentityStore(ctx.services.db).of_users({u.id}));
+                              identity::IdentityStore(ctx.services.db).of_users({u.id}));
   return with_identities(with_groups(user_json(u, memberships[u.id]), u.id, groups), u.id,
                          identities);
 }

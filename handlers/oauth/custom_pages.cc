@@ -124,7 +124,7 @@ Result<http::Response> continue_custom(server::Context& ctx, SigninDeps& deps) {
   const Json::Value& u = taken.user;
   const std::string external_id = text(u, "external_id");
   social::AccountClaim claim{
-      social::Identity{"custom", external_id, "custom", "", ""}, text(u, "email"),
+      identity::Identity{"custom", external_id, "custom", "", ""}, text(u, "email"),
       u.isObject() && u["email_verified"].isBool() && u["email_verified"].asBool(),
       text(u, "given_name"), text(u, "family_name")};
   std::string email;

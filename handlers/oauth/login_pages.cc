@@ -2,6 +2,7 @@
 #include "crypto/base64.h"
 #include "crypto/hash.h"
 #include "custom_login/login_settings.h"
+#include "custom_login/method_policy.h"
 #include "identity/email_address.h"
 #include "identity/email_challenges.h"
 #include "mail/message.h"
@@ -104,6 +105,15 @@ Result<std::optional<http::Response>> to_identity_provider(server::Context& ctx,
                                                  : http::Response::see_other(target));
 }
 
+// The methods this sign-in may offer: the environment's, narrowed to those of the
+// organization the request names (custom_login/method_policy.h).
+Result<custom_login::LoginSettings> offered_methods(server::Context& ctx,
+                                                    const oauth::LoginRequest& login) {
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings environment,
+                              custom_login::LoginSettingsStore(ctx.services.db).get());
+  return custom_login::narrowed_to(ctx.services.db, std::move(environment), login.organization_id);
+}
+
 }  // namespace
 
 Result<http::Response> show_login(server::Context& ctx, SigninDeps& deps) {
@@ -111,8 +121,7 @@ Result<http::Response> show_login(server::Context& ctx, SigninDeps& deps) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       oauth::LoginRequest login,
       load_login_request(flow, ctx.request.query.get_or("login_request_id", ""), deps.clock()));
-  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
-                              custom_login::LoginSettingsStore(ctx.services.db).get());
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings, offered_methods(ctx, login));
   // After a failed SSO attempt the page links back here with sso=0: the e-mail form, no loop.
   if (ctx.request.query.get_or("sso", "") != "0") {
     // Custom authentication as the only method: straight to the customer's login page.
@@ -142,8 +151,7 @@ Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
   const http::Form& form = posted.form;
   const oauth::LoginRequest& login = posted.login;
 
-  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
-                              custom_login::LoginSettingsStore(ctx.services.db).get());
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings, offered_methods(ctx, login));
   std::string typed = form.get_or("email", "");
   auto email = identity::normalize_email(typed);
   if (!email) {
@@ -156,12 +164,23 @@ Result<http::Response> send_code(server::Context& ctx, SigninDeps& deps) {
     PORTCULLIS_ASSIGN_OR_RETURN(auto idp, to_identity_provider(ctx, login, *email, true));
     if (idp) return std::move(*idp);
   }
-  if (!settings.allows("email")) {
+  // The environment, the organization the request names and the one whose verified domain
+  // holds the address must all allow e-mailed codes: an organization that asks for SSO is not
+  // bypassed while its connection is inactive.
+  PORTCULLIS_ASSIGN_OR_RETURN(custom_login::MethodDecision by_email,
+                              custom_login::check_method(ctx.services.db, settings, "email", *email,
+                                                         {login.organization_id}));
+  if (!by_email.allowed) {
     // The form stays (contract §12: it finds an organization's SSO); codes are not sent.
     PORTCULLIS_ASSIGN_OR_RETURN(pages::LoginView v, login_view(ctx, flow, login, settings));
     v.email = typed;
-    v.error = "Signing in with an e-mailed code is not offered here. Use another way below.";
-    record_login_failure(ctx, login, "email_disabled", *email);
+    v.error = by_email.organization_id.empty()
+                  ? "Signing in with an e-mailed code is not offered here. Use another way below."
+                  : "Your organization does not allow signing in with an e-mailed code. Sign in "
+                    "the way your organization asks, or contact your administrator.";
+    record_login_failure(ctx, login,
+                         by_email.organization_id.empty() ? "email_disabled" : by_email.reason,
+                         *email, by_email.organization_id);
     return pages::login_page(403, v);
   }
   PORTCULLIS_ASSIGN_OR_RETURN(ratelimit::Decision allowance, code_allowance(ctx, *email, now));

@@ -60,8 +60,10 @@ std::string resource_name(oauth::LoginFlow& flow, const oauth::LoginRequest& log
 // An event about this login request (client, resource and, when known, user filled in).
 events::Event login_event(const server::Context& ctx, const oauth::LoginRequest& login,
                           const events::EventType& type, const std::string& user_id);
+// `organization_id`: the organization that refused the sign-in, when one did.
 void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login,
-                          const std::string& reason, const std::string& email);
+                          const std::string& reason, const std::string& email,
+                          const std::string& organization_id = "");
 
 // The address is proved: find or create the user, start the browser session, attach the user
 // to the login request and let the flow continue (consent page or straight to the client).

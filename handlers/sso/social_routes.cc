@@ -90,10 +90,10 @@ Result<http::Response> callback(Context& ctx, SigninDeps& deps) {
                          failure.reason.empty() ? "idp_error" : failure.reason,
                          failure.detail.empty() ? profile.status().message() : failure.detail);
   }
-  social::AccountClaim claim{social::Identity{social::identity_realm(*connection), profile->subject,
-                                              connection->provider, connection->id, ""},
-                             profile->email, profile->email_verified, profile->given_name,
-                             profile->family_name};
+  social::AccountClaim claim{
+      identity::Identity{social::identity_realm(*connection), profile->subject,
+                         connection->provider, connection->id, ""},
+      profile->email, profile->email_verified, profile->given_name, profile->family_name};
   std::string reason;
   auto user = social::link_account(ctx.services.db, claim, reason);
   if (!user) {

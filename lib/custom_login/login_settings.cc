@@ -1,16 +1,14 @@
 #include "custom_login/login_settings.h"
 
-#include <algorithm>
-
 #include "core/time.h"
 #include "format/json.h"
+#include "organizations/login_methods.h"
 #include "outbound/url.h"
 
 namespace portcullis::custom_login {
 namespace {
 
 constexpr size_t kMaxUrl = 2048;
-const std::vector<std::string> kMethods = {"email", "social", "sso", "custom"};
 
 // The browser is sent there, nothing is fetched: https anywhere, or http to this machine (a
 // local development backend).
@@ -26,7 +24,7 @@ bool acceptable_url(const std::string& url) {
 }  // namespace
 
 bool LoginSettings::allows(const std::string& method) const {
-  return std::find(login_methods.begin(), login_methods.end(), method) != login_methods.end();
+  return organizations::has_method(login_methods, method);
 }
 
 Status apply_body(const Json::Value& body, LoginSettings& s) {
@@ -43,21 +41,8 @@ Status apply_body(const Json::Value& body, LoginSettings& s) {
       }
       s.custom_login_url = v.asString();
     } else if (key == "login_methods") {
-      if (!v.isArray() || v.empty()) {
-        return Status::invalid_argument("login_methods must be a non-empty array");
-      }
-      std::vector<std::string> methods;
-      for (const auto& m : v) {
-        if (!m.isString() ||
-            std::find(kMethods.begin(), kMethods.end(), m.asString()) == kMethods.end()) {
-          return Status::invalid_argument("login_methods holds email, social, sso or custom");
-        }
-        if (std::find(methods.begin(), methods.end(), m.asString()) != methods.end()) {
-          return Status::invalid_argument("login_methods repeats " + m.asString());
-        }
-        methods.push_back(m.asString());
-      }
-      s.login_methods = std::move(methods);
+      PORTCULLIS_ASSIGN_OR_RETURN(s.login_methods,
+                                  organizations::parse_login_methods(v, "login_methods"));
     } else {
       return Status::invalid_argument("unknown field " + key);
     }

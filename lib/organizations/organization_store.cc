@@ -6,6 +6,7 @@
 #include "format/json.h"
 #include "format/metadata.h"
 #include "format/text.h"
+#include "organizations/login_methods.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
 #include "store/update_row.h"
@@ -15,7 +16,8 @@ namespace portcullis::organizations {
 namespace {
 
 constexpr const char* kColumns =
-    "id, display_name, external_id, metadata, create_time, update_time, scim_group_roles";
+    "id, display_name, external_id, metadata, create_time, update_time, scim_group_roles, "
+    "login_methods";
 
 Status invalid(std::string message) {
   return Status::invalid_argument(std::move(message));
@@ -33,6 +35,11 @@ Result<Organization> from_row(const store::Row& r) {
     auto roles = json::parse(r.str(6));
     if (roles && roles->isObject()) o.scim_group_roles = *roles;
   }
+  if (!r.is_null(7)) {
+    auto methods = json::parse(r.str(7));
+    if (!methods) return Status::internal("stored login_methods are not JSON");
+    PORTCULLIS_ASSIGN_OR_RETURN(o.login_methods, parse_login_methods(*methods, "login_methods"));
+  }
   return o;
 }
 
@@ -41,6 +48,14 @@ void apply(Organization& o, const OrganizationFields& f) {
   if (f.external_id) o.external_id = *f.external_id;
   if (f.metadata) o.metadata = *f.metadata;
   if (f.scim_group_roles) o.scim_group_roles = *f.scim_group_roles;
+  if (f.login_methods) o.login_methods = *f.login_methods;
+}
+
+store::Value stored_login_methods(const Organization& o) {
+  if (!o.login_methods) return store::Value(nullptr);
+  Json::Value list(Json::arrayValue);
+  for (const auto& m : *o.login_methods) list.append(m);
+  return store::Value(json::write(list));
 }
 
 Status validate(const Organization& o) {
@@ -101,9 +116,9 @@ Result<Organization> OrganizationStore::create(const OrganizationFields& fields)
   o.create_time = o.update_time = db_time_to_rfc3339(now);
   auto inserted = db_.execute(
       "INSERT INTO organizations (id, display_name, external_id, metadata, create_time, "
-      "update_time, scim_group_roles) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "update_time, scim_group_roles, login_methods) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       {o.id, o.display_name, store::nullable(o.external_id), json::write(o.metadata), now, now,
-       json::write(o.scim_group_roles)});
+       json::write(o.scim_group_roles), stored_login_methods(o)});
   if (!inserted) return duplicate_external_id(inserted.status());
   return o;
 }
@@ -130,9 +145,9 @@ Result<Organization> OrganizationStore::update(const std::string& id,
         return db_
             .execute(
                 "UPDATE organizations SET display_name = ?, external_id = ?, metadata = ?, "
-                "scim_group_roles = ?, update_time = ? WHERE id = ?",
+                "scim_group_roles = ?, login_methods = ?, update_time = ? WHERE id = ?",
                 {o.display_name, store::nullable(o.external_id), json::write(o.metadata),
-                 json::write(o.scim_group_roles), now, id})
+                 json::write(o.scim_group_roles), stored_login_methods(o), now, id})
             .status();
       });
   if (!updated) return duplicate_external_id(updated.status());

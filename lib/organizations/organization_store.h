@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "paging/keyset.h"
@@ -29,6 +30,9 @@ struct Organization {
   Json::Value metadata = Json::Value(Json::objectValue);
   // SCIM group displayName → membership role name (docs/scim.md §5), e.g. {"Admins":"admin"}.
   Json::Value scim_group_roles = Json::Value(Json::objectValue);
+  // The sign-in methods the organization allows its members (organizations/login_methods.h);
+  // nullopt: whatever the environment offers.
+  std::optional<std::vector<std::string>> login_methods;
   std::string create_time;  // RFC 3339
   std::string update_time;  // RFC 3339
 };
@@ -38,8 +42,9 @@ struct Organization {
 struct OrganizationFields {
   std::optional<std::string> display_name;
   std::optional<std::optional<std::string>> external_id;
-  std::optional<Json::Value> metadata;          // replaced whole
-  std::optional<Json::Value> scim_group_roles;  // replaced whole
+  std::optional<Json::Value> metadata;                                   // replaced whole
+  std::optional<Json::Value> scim_group_roles;                           // replaced whole
+  std::optional<std::optional<std::vector<std::string>>> login_methods;  // inner nullopt clears
 };
 
 inline constexpr size_t kMaxScimGroupRoles = 100;

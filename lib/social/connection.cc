@@ -21,7 +21,8 @@ const std::set<std::string, std::less<>> kFields = {"provider",        "name",
                                                     "client_secret",   "scopes",
                                                     "issuer",          "authorization_endpoint",
                                                     "token_endpoint",  "userinfo_endpoint",
-                                                    "emails_endpoint", "claim_mapping"};
+                                                    "emails_endpoint", "claim_mapping",
+                                                    "token_endpoint_auth_method"};
 // Read-only members a GET body carries: ignored, so a GET body can be sent back.
 const std::set<std::string, std::less<>> kReadOnly = {"id", "client_secret_set", "redirect_uri",
                                                       "create_time", "update_time"};
@@ -47,11 +48,13 @@ void apply_preset(SocialConnection& c) {
     c.mapping.subject = "id";
     c.mapping.given_name = "name";
     c.mapping.family_name = "";
+    c.token_endpoint_auth_method = "client_secret_post";
   } else if (c.provider == "oidc") {
     c.name = "OpenID Connect";
     c.scopes = {"openid", "email", "profile"};
   } else {
     c.name = "OAuth 2.0";
+    c.token_endpoint_auth_method = "client_secret_post";
   }
 }
 
@@ -154,6 +157,13 @@ Status apply_body(const Json::Value& body, bool patch, SocialConnection& c,
       PORTCULLIS_ASSIGN_OR_RETURN(target, https_url(v, key));
     } else if (key == "claim_mapping") {
       PORTCULLIS_RETURN_IF_ERROR(read_mapping(v, c.mapping));
+    } else if (key == "token_endpoint_auth_method") {
+      if (c.is_oidc()) return Status::invalid_argument(key + " is for OAuth 2.0 providers");
+      if (!v.isString() ||
+          (v.asString() != "client_secret_post" && v.asString() != "client_secret_basic")) {
+        return Status::invalid_argument(key + " is client_secret_post or client_secret_basic");
+      }
+      c.token_endpoint_auth_method = v.asString();
     }
   }
   return check_complete(c);
@@ -168,6 +178,7 @@ Json::Value config_json(const SocialConnection& c) {
   put_if(j, "token_endpoint", c.token_endpoint);
   put_if(j, "userinfo_endpoint", c.userinfo_endpoint);
   put_if(j, "emails_endpoint", c.emails_endpoint);
+  if (!c.is_oidc()) j["token_endpoint_auth_method"] = c.token_endpoint_auth_method;
   Json::Value m(Json::objectValue);
   m["subject"] = c.mapping.subject;
   m["email"] = c.mapping.email;
@@ -186,6 +197,11 @@ void read_config(const Json::Value& j, SocialConnection& c) {
   c.token_endpoint = str(j, "token_endpoint");
   c.userinfo_endpoint = str(j, "userinfo_endpoint");
   c.emails_endpoint = str(j, "emails_endpoint");
+  if (!c.is_oidc()) {
+    c.token_endpoint_auth_method = str(j, "token_endpoint_auth_method");
+    // Connections stored before the setting existed redeemed codes with client_secret_post.
+    if (c.token_endpoint_auth_method.empty()) c.token_endpoint_auth_method = "client_secret_post";
+  }
   const Json::Value& m = j.isObject() ? j["claim_mapping"] : Json::Value::nullSingleton();
   c.mapping.subject = str(m, "subject");
   c.mapping.email = str(m, "email");

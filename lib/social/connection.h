@@ -40,6 +40,9 @@ struct SocialConnection {
   std::string token_endpoint;
   std::string userinfo_endpoint;
   std::string emails_endpoint;  // github: /user/emails
+  // How the code is redeemed (OAuth 2.0 kinds): client_secret_post (the default, what GitHub
+  // takes) or client_secret_basic (RFC 6749 §2.3.1, which every server must support).
+  std::string token_endpoint_auth_method;
   ClaimMapping mapping;
   bool has_client_secret = false;
   std::string create_time;  // RFC 3339

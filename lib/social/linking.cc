@@ -17,7 +17,7 @@ Result<identity::User> link_account(store::Db& db, const AccountClaim& claim, st
     return refuse(reason, "subject_missing", "the provider sent no usable account id");
   }
   identity::UserStore users(db);
-  IdentityStore identities(db);
+  identity::IdentityStore identities(db);
   PORTCULLIS_ASSIGN_OR_RETURN(std::optional<std::string> linked,
                               identities.user_of(claim.identity.realm, claim.identity.subject));
   std::optional<identity::User> user;

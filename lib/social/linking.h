@@ -8,14 +8,14 @@
 #include <string>
 
 #include "core/status.h"
+#include "identity/identity_store.h"
 #include "identity/user_store.h"
-#include "social/identity_store.h"
 #include "store/db.h"
 
 namespace portcullis::social {
 
 struct AccountClaim {
-  Identity identity;  // realm, subject, provider, connection_id
+  identity::Identity identity;  // realm, subject, provider, connection_id
   std::string email;
   bool email_verified = false;
   std::string given_name;

@@ -2,6 +2,7 @@
 
 #include "format/json.h"
 #include "http/request.h"
+#include "identity/email_address.h"
 
 namespace portcullis::social {
 namespace {
@@ -35,7 +36,7 @@ Status fail(sso::OidcFailure& failure, std::string reason, std::string detail) {
 sso::OidcClientConfig config_of(const SocialConnection& c, std::string secret) {
   sso::OidcClientConfig config{c.issuer, c.client_id, std::move(secret), c.scopes};
   config.issuer_per_tenant = c.provider == "microsoft";
-  config.client_secret_post = !c.is_oidc();
+  config.client_secret_post = !c.is_oidc() && c.token_endpoint_auth_method != "client_secret_basic";
   return config;
 }
 
@@ -70,8 +71,12 @@ Profile ProviderClient::from_claims(const SocialConnection& c, const Json::Value
   p.family_name = claim(claims, c.mapping.family_name);
   if (c.provider == "microsoft") {
     // nOAuth: `email` is whatever a tenant's administrator typed; email_verified is not sent.
-    p.email_verified =
-        claim_true(claims, "xms_edov") || claim(claims, "tid") == kMicrosoftConsumerTenant;
+    // A UPN's domain is one the tenant proved it owns (and a domain is verified in one tenant
+    // only), so an address equal to the UPN is the tenant's to give.
+    const std::string upn = claim(claims, "upn");
+    p.email_verified = claim_true(claims, "xms_edov") ||
+                       claim(claims, "tid") == kMicrosoftConsumerTenant ||
+                       (!upn.empty() && identity::email_key(upn) == identity::email_key(p.email));
   } else {
     p.email_verified = claim_true(claims, c.mapping.email_verified);
   }

@@ -7,8 +7,10 @@
 // Whether the e-mail address is verified is decided per provider (docs/login.md):
 //  - oidc, google: the email_verified claim is true (absent is not verified);
 //  - microsoft: the email claim is mutable by any tenant's administrator (the "nOAuth"
-//    takeover), so it counts only with the xms_edov claim true, or for a personal Microsoft
-//    account (tenant 9188040d-6c67-4c5b-b112-36a304b66dad), whose address Microsoft verified;
+//    takeover), so it counts only with the xms_edov claim true, when it equals the `upn` claim
+//    (a UPN's domain is verified by its tenant, and by one tenant only), or for a personal
+//    Microsoft account (tenant 9188040d-6c67-4c5b-b112-36a304b66dad), whose address Microsoft
+//    verified;
 //  - github: only the address /user/emails marks primary and verified;
 //  - oauth2: the mapped email_verified claim is true.
 #pragma once

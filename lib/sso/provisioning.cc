@@ -3,6 +3,7 @@
 #include "domains/domain_store.h"
 #include "format/json.h"
 #include "identity/email_address.h"
+#include "identity/identity_store.h"
 #include "organizations/membership_store.h"
 #include "scim/scim_store.h"
 
@@ -95,6 +96,15 @@ Result<identity::User> provision(store::Db& db, const Connection& connection,
         memberships
             .put(connection.organization_id, user.id, organizations::MembershipFields{}, "sso")
             .status());
+  }
+  // The IdP's account joins the user's identities (contract §10 account linking). An account
+  // linked to another user earlier (its address changed at the IdP) stays with that user: the
+  // sign-in is by the verified address, which this organization's domain vouches for.
+  if (!asserted.subject.empty() && asserted.subject.size() <= 255) {
+    Status linked = identity::IdentityStore(db).link(
+        user.id,
+        identity::Identity{connection.id, asserted.subject, connection.type, connection.id, ""});
+    if (!linked.is_ok() && linked.code() != Code::kAlreadyExists) return linked;
   }
   // Names the IdP knows fill what the user record lacks (never overwrite SCIM's or the API's).
   identity::UserFields names;

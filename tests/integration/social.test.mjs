@@ -97,7 +97,16 @@ async function startOAuth2Provider() {
       for await (const chunk of req) body += chunk;
       const form = new URLSearchParams(body);
       fake.tokenCalls++;
-      if (form.get('client_id') !== fake.clientId || form.get('client_secret') !== fake.secret) return json(401, { error: 'invalid_client' });
+      // The client authenticates in the body (client_secret_post) or with Basic (RFC 6749
+      // §2.3.1: both parts form-encoded), never both.
+      let [id, secret] = [form.get('client_id'), form.get('client_secret')];
+      const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
+      fake.lastAuth = basic ? 'basic' : 'post';
+      if (basic) {
+        if (secret !== null) return json(400, { error: 'invalid_request', error_description: 'two authentication methods' });
+        [id, secret] = Buffer.from(basic[1], 'base64').toString().split(':').map((p) => decodeURIComponent(p.replaceAll('+', ' ')));
+      }
+      if (id !== fake.clientId || secret !== fake.secret) return json(401, { error: 'invalid_client' });
       const pending = fake.codes.get(form.get('code'));
       fake.codes.delete(form.get('code'));
       if (!pending || form.get('redirect_uri') !== CALLBACK) return json(400, { error: 'invalid_grant' });
@@ -286,6 +295,7 @@ test('state bound to the browser and single use; unverified e-mail never links; 
   const calls = fake.tokenCalls;
   const mine = await alice.request(back);
   assert.equal(mine.status, 303, mine.html.slice(0, 800));
+  assert.equal(fake.lastAuth, 'post', 'the default: client_secret_post');
   assert.match(mine.location, /\/oauth\/consent\?/);
   assert.ok(hasSession(alice), 'signed in');
   assert.equal(fake.tokenCalls, calls + 1, 'the code was redeemed once, by the right browser');
@@ -339,4 +349,24 @@ test('state bound to the browser and single use; unverified e-mail never links; 
   assert.equal(late.status, 200, late.html.slice(0, 300));
   assert.match(late.html, /name="email"/);
   assert.ok(!late.html.includes(connection.name));
+});
+
+test('an OAuth 2.0 provider that takes client_secret_basic', async () => {
+  const connection = await socialConnection({ provider: 'oauth2', name: `Basic ${unique()}`, client_id: fake.clientId, client_secret: fake.secret,
+    authorization_endpoint: `${fake.base}/authorize`, token_endpoint: `${fake.base}/token`, userinfo_endpoint: `${fake.base}/userinfo`,
+    token_endpoint_auth_method: 'client_secret_basic', claim_mapping: { subject: 'id', email: 'mail', email_verified: 'mail_verified' } });
+  assert.equal(connection.token_endpoint_auth_method, 'client_secret_basic');
+  const browser = new Browser();
+  const email = `basil.${unique()}@example.com`;
+  const r = await browser.request(await toFakeProvider(browser, connection.id, { id: `basil-${unique()}`, mail: email, mail_verified: true }));
+  assert.equal(r.status, 303, r.html.slice(0, 800));
+  assert.equal(fake.lastAuth, 'basic');
+  assert.ok(hasSession(browser));
+  for (const bad of [{ token_endpoint_auth_method: 'private_key_jwt' }, { token_endpoint_auth_method: 1 }]) {
+    const p = await api('PATCH', `/api/v1/social_connections/${connection.id}`, { json: bad });
+    assert.equal(p.status, 400, p.text);
+  }
+  const oidc = await api('POST', '/api/v1/social_connections', { json: { provider: 'google', client_id: 'g', client_secret: 's', token_endpoint_auth_method: 'client_secret_basic' } });
+  assert.equal(oidc.status, 400, 'OpenID Connect providers take it from discovery');
+  assert.equal((await api('DELETE', `/api/v1/social_connections/${connection.id}`)).status, 204);
 });

@@ -331,6 +331,10 @@ test('Chromium, whole MCP flow through oidc-provider: discovery, DCR, authorize,
   assert.equal(user.json.family_name, 'Lovelace');
   const membership = user.json.memberships.find((m) => m.organization_id === org.id);
   assert.equal(membership?.provisioned_by, 'sso');
+  // The IdP's account is among the user's identities (its `sub`, under the connection).
+  const linked = user.json.identities?.filter((i) => i.connection_id === connection.id) ?? [];
+  assert.deepEqual(linked.map((i) => i.provider), ['oidc'], JSON.stringify(user.json.identities));
+  assert.ok(linked[0].subject.length > 0);
   let succeeded;
   for (let i = 0; i < 40 && !succeeded; i++) {
     succeeded = dbQuery(`SELECT data FROM events WHERE type = 'user.login.succeeded' AND user_id = '${me.sub}'`).map(([d]) => JSON.parse(d))[0];

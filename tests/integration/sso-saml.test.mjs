@@ -211,6 +211,10 @@ test('Chromium, whole MCP flow through a samlify IdP: discovery, DCR, authorize,
   await session.client.close();
   const u = await api('GET', `/api/v1/users/${me.sub}`);
   assert.equal(u.json.memberships.find((m) => m.organization_id === ctx.org.id)?.provisioned_by, 'sso');
+  // The IdP's account (its NameID, under the connection) is among the user's identities.
+  const linked = u.json.identities?.filter((i) => i.connection_id === ctx.connection.id) ?? [];
+  assert.deepEqual(linked.map((i) => i.provider), ['saml'], JSON.stringify(u.json.identities));
+  assert.ok(linked[0].subject.length > 0);
 
   const lines = readFileSync(ssoLog, 'utf8').split('\n').slice(before - 1).map((l) => { try { return JSON.parse(l); } catch { return {}; } });
   const hops = lines.filter((l) => ['/sso/start', `/sso/saml/${ctx.connection.id}/acs`, '/sso/saml/finish'].includes(l.path));

@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(presets_fill_the_provider_and_generic_ones_need_their_urls)
   BOOST_TEST(refused(R"({"provider":"aol","client_id":"g","client_secret":"s"})"));
 }
 
-BOOST_AUTO_TEST_CASE(microsoft_email_counts_only_with_xms_edov_or_a_personal_account) {
+BOOST_AUTO_TEST_CASE(microsoft_email_counts_only_with_xms_edov_the_upn_or_a_personal_account) {
   SocialConnection ms = created(R"({"provider":"microsoft","client_id":"m","client_secret":"s"})");
   auto verified = [&](const std::string& claims) {
     return ProviderClient::from_claims(ms, parse(claims)).email_verified;
@@ -75,6 +75,13 @@ BOOST_AUTO_TEST_CASE(microsoft_email_counts_only_with_xms_edov_or_a_personal_acc
   BOOST_TEST(verified(R"({"sub":"a","email":"me@contoso.com","xms_edov":"1"})"));
   BOOST_TEST(verified(R"({"sub":"a","email":"me@outlook.com",
                           "tid":"9188040d-6c67-4c5b-b112-36a304b66dad"})"));
+  // The UPN's domain is verified by the tenant: an address equal to it (in any case) counts;
+  // an address in another domain, or a preferred_username (mutable), does not.
+  BOOST_TEST(verified(R"({"sub":"a","email":"Me@Contoso.com","upn":"me@contoso.com"})"));
+  BOOST_TEST(!verified(R"({"sub":"a","email":"ceo@victim.com","upn":"me@contoso.com"})"));
+  BOOST_TEST(!verified(R"({"sub":"a","email":"ceo@victim.com",
+                           "preferred_username":"ceo@victim.com"})"));
+  BOOST_TEST(!verified(R"({"sub":"a","email":"","upn":""})"));
 }
 
 BOOST_AUTO_TEST_CASE(oidc_email_counts_only_when_the_provider_says_verified) {

@@ -1,8 +1,8 @@
-#include "social/identity_store.h"
+#include "identity/identity_store.h"
 
 #include "core/time.h"
 
-namespace portcullis::social {
+namespace portcullis::identity {
 
 Result<std::optional<std::string>> IdentityStore::user_of(const std::string& realm,
                                                           const std::string& subject) {
@@ -57,4 +57,4 @@ Result<std::map<std::string, std::vector<Identity>>> IdentityStore::of_users(
   return out;
 }
 
-}  // namespace portcullis::social
+}  // namespace portcullis::identity

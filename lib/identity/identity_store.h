@@ -1,6 +1,8 @@
-// The only writer of user_identities: the accounts at identity providers that sign a user in
-// (contract §10 account linking; the user object's `identities`). An account is found by its
-// (realm, subject), never by e-mail alone; a user's row goes with the user (ON DELETE CASCADE).
+// The only writer of user_identities: the accounts that sign a user in (contract §10 account
+// linking; the user object's `identities`): social and custom accounts, enterprise SSO accounts
+// (realm = the connection) and the e-mail address itself for one-time codes (realm `email`).
+// An account is found by its (realm, subject), never by e-mail alone; a user's rows go with the
+// user (ON DELETE CASCADE).
 #pragma once
 
 #include <map>
@@ -11,13 +13,14 @@
 #include "core/status.h"
 #include "store/db.h"
 
-namespace portcullis::social {
+namespace portcullis::identity {
 
 struct Identity {
-  std::string realm;          // connection.h identity_realm(), or "custom"
+  std::string realm;          // social/connection.h identity_realm(), conn_…, custom or email
   std::string subject;        // the provider's stable id of the account
-  std::string provider;       // google | microsoft | github | oidc | oauth2 | custom
-  std::string connection_id;  // soc_… (empty for custom authentication)
+  std::string provider;       // google, microsoft, github, oidc, oauth2 (social; saml and oidc
+                              // for SSO, conn_…), custom, email
+  std::string connection_id;  // soc_… or conn_… (empty for custom and e-mail)
   std::string create_time;    // RFC 3339
 };
 
@@ -37,4 +40,4 @@ class IdentityStore {
   store::Db& db_;
 };
 
-}  // namespace portcullis::social
+}  // namespace portcullis::identity
