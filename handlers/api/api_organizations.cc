@@ -122,7 +122,12 @@ Result<http::Response> update_organization(Context& ctx) {
 Result<http::Response> delete_organization(Context& ctx) {
   OrganizationStore store(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(Organization o, store.get(ctx.request.path_param("organization_id")));
-  PORTCULLIS_RETURN_IF_ERROR(store.remove(o.id));
+  // Its SCIM directories, users and groups go in the same transaction (their owner is
+  // scim::ScimStore), after the organization's row lock.
+  PORTCULLIS_RETURN_IF_ERROR(ctx.services.db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(store.remove(o.id));
+    return scim::forget_organization(ctx.services.db, o.id);
+  }));
   Json::Value data(Json::objectValue);
   data["display_name"] = o.display_name;
   ctx.record(events::type::kOrganizationDeleted, {.organization_id = o.id}, data);

@@ -121,7 +121,11 @@ Result<http::Response> update_user(Context& ctx) {
 Result<http::Response> delete_user(Context& ctx) {
   UserStore store(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(User u, store.get(ctx.request.path_param("user_id")));
-  PORTCULLIS_RETURN_IF_ERROR(store.remove(u.id));
+  // The user's SCIM records go in the same transaction (their owner is scim::ScimStore).
+  PORTCULLIS_RETURN_IF_ERROR(ctx.services.db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(scim::forget_user(ctx.services.db, u.id));
+    return store.remove(u.id);
+  }));
   ctx.record(events::type::kUserDeleted, {.user_id = u.id});
   return http::Response::empty(204);
 }

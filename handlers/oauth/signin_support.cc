@@ -106,20 +106,26 @@ void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login
   ctx.events.add(std::move(e));
 }
 
-Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
-                                        const oauth::LoginRequest& login, const std::string& email,
-                                        const std::string& method, int64_t now,
-                                        const Json::Value& event_data) {
-  auto with_data = [&event_data](events::Event& e) {
-    if (!event_data.isObject()) return;
-    for (const auto& key : event_data.getMemberNames()) {
-      if (key == "organization_id") {
-        e.organization_id = event_data[key].asString();
-      } else {
-        e.data[key] = event_data[key];
-      }
+namespace {
+
+void add_event_data(events::Event& e, const Json::Value& event_data) {
+  if (!event_data.isObject()) return;
+  for (const auto& key : event_data.getMemberNames()) {
+    if (key == "organization_id") {
+      e.organization_id = event_data[key].asString();
+    } else {
+      e.data[key] = event_data[key];
     }
-  };
+  }
+}
+
+// The sign-in method policy (custom_login::check_method) for `email` signing in by `method`: a
+// refusal page, or nothing when the method may be used.
+Result<std::optional<http::Response>> refuse_method(server::Context& ctx,
+                                                    const oauth::LoginRequest& login,
+                                                    const std::string& email,
+                                                    const std::string& method,
+                                                    const Json::Value& event_data) {
   // An e-mailed code or link is the e-mail method; the others are named as the policy names them.
   const bool by_email = method.rfind("email_", 0) == 0;
   PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
@@ -132,22 +138,68 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
       custom_login::MethodDecision allowed,
       custom_login::check_method(ctx.services.db, settings, by_email ? "email" : method, email,
                                  named));
-  if (!allowed.allowed) {
-    events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, "");
-    e.data["reason"] = allowed.reason;
+  if (allowed.allowed) return std::optional<http::Response>();
+  events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, "");
+  e.data["reason"] = allowed.reason;
+  e.data["method"] = method;
+  e.data["email"] = email;
+  add_event_data(e, event_data);
+  if (!allowed.organization_id.empty()) e.organization_id = allowed.organization_id;
+  ctx.events.add(std::move(e));
+  return std::optional<http::Response>(pages::error_page(
+      403, "Use another way to sign in",
+      allowed.organization_id.empty()
+          ? "This way of signing in is not offered here. Go back and choose another one."
+          : "Your organization does not allow this way of signing in. Go back and sign in "
+            "the way your organization asks, for example through its identity provider.",
+      login.id, "Back to sign-in"));
+}
+
+// The browser session of a user the method found, once the policy allowed the method.
+Result<http::Response> start_session(server::Context& ctx, SigninDeps& deps,
+                                     const oauth::LoginRequest& login, const identity::User& user,
+                                     const std::string& email, const std::string& method,
+                                     int64_t now, const Json::Value& event_data) {
+  if (!user.active) {
+    events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, user.id);
+    e.data["reason"] = "user_inactive";
     e.data["method"] = method;
-    e.data["email"] = email;
-    with_data(e);
-    if (!allowed.organization_id.empty()) e.organization_id = allowed.organization_id;
+    add_event_data(e, event_data);
     ctx.events.add(std::move(e));
-    return pages::error_page(
-        403, "Use another way to sign in",
-        allowed.organization_id.empty()
-            ? "This way of signing in is not offered here. Go back and choose another one."
-            : "Your organization does not allow this way of signing in. Go back and sign in "
-              "the way your organization asks, for example through its identity provider.",
-        login.id, "Back to sign-in");
+    return pages::error_page(403, "This account is deactivated",
+                             "Your account is deactivated, so you cannot sign in. Contact your "
+                             "administrator.");
   }
+  if (method.rfind("email_", 0) == 0) {
+    // The address itself is the account an e-mailed code proves (the user's `identities`).
+    // Linked to another user already (an address moved between users by an admin): the code
+    // proved the address, which names this user now; the old link stays where it was.
+    Status linked = identity::IdentityStore(ctx.services.db)
+                        .link(user.id, identity::Identity{"email", email, "email", "", ""});
+    if (!linked.is_ok() && linked.code() != Code::kAlreadyExists) return linked;
+  }
+  identity::SessionStore sessions(ctx.services.db, ctx.services.config);
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user.id, now, ctx.request, now));
+  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user.id, now);
+  events::Event e = login_event(ctx, login, events::type::kUserLoginSucceeded, user.id);
+  e.data["method"] = method;
+  add_event_data(e, event_data);
+  ctx.events.add(std::move(e));
+  // The user is signed in whatever the flow says next: the cookie goes out with any answer.
+  http::Response response = next ? std::move(next).value() : pages::status_page(next.status());
+  response.headers.emplace_back("Set-Cookie", std::move(cookie));
+  return response;
+}
+
+}  // namespace
+
+Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
+                                        const oauth::LoginRequest& login, const std::string& email,
+                                        const std::string& method, int64_t now,
+                                        const Json::Value& event_data) {
+  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<http::Response> refused,
+                              refuse_method(ctx, login, email, method, event_data));
+  if (refused) return std::move(*refused);
   identity::UserStore users(ctx.services.db);
   auto user = users.find_or_create_by_verified_email(email);
   if (!user) {
@@ -159,35 +211,17 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
     }
     return user.status();
   }
-  if (!user->active) {
-    events::Event e = login_event(ctx, login, events::type::kUserLoginFailed, user->id);
-    e.data["reason"] = "user_inactive";
-    e.data["method"] = method;
-    with_data(e);
-    ctx.events.add(std::move(e));
-    return pages::error_page(403, "This account is deactivated",
-                             "Your account is deactivated, so you cannot sign in. Contact your "
-                             "administrator.");
-  }
-  if (by_email) {
-    // The address itself is the account an e-mailed code proves (the user's `identities`).
-    // Linked to another user already (an address moved between users by an admin): the code
-    // proved the address, which names this user now; the old link stays where it was.
-    Status linked = identity::IdentityStore(ctx.services.db)
-                        .link(user->id, identity::Identity{"email", email, "email", "", ""});
-    if (!linked.is_ok() && linked.code() != Code::kAlreadyExists) return linked;
-  }
-  identity::SessionStore sessions(ctx.services.db, ctx.services.config);
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user->id, now, ctx.request, now));
-  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user->id, now);
-  events::Event e = login_event(ctx, login, events::type::kUserLoginSucceeded, user->id);
-  e.data["method"] = method;
-  with_data(e);
-  ctx.events.add(std::move(e));
-  // The user is signed in whatever the flow says next: the cookie goes out with any answer.
-  http::Response response = next ? std::move(next).value() : pages::status_page(next.status());
-  response.headers.emplace_back("Set-Cookie", std::move(cookie));
-  return response;
+  return start_session(ctx, deps, login, *user, email, method, now, event_data);
+}
+
+Result<http::Response> complete_sign_in_as(server::Context& ctx, SigninDeps& deps,
+                                           const oauth::LoginRequest& login,
+                                           const identity::User& user, const std::string& method,
+                                           int64_t now, const Json::Value& event_data) {
+  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<http::Response> refused,
+                              refuse_method(ctx, login, user.email, method, event_data));
+  if (refused) return std::move(*refused);
+  return start_session(ctx, deps, login, user, user.email, method, now, event_data);
 }
 
 }  // namespace portcullis::oauth_worker

@@ -11,6 +11,10 @@
 #include "http/request.h"
 #include "signin_routes.h"
 
+namespace portcullis::identity {
+struct User;
+}
+
 namespace portcullis::oauth_worker {
 
 struct SigninDeps {
@@ -69,5 +73,12 @@ Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
                                         const oauth::LoginRequest& login, const std::string& email,
                                         const std::string& method, int64_t now,
                                         const Json::Value& event_data = Json::Value());
+// The same for a user the method already found (enterprise SSO matches a SCIM user by
+// externalId, who may have no address at all).
+Result<http::Response> complete_sign_in_as(server::Context& ctx, SigninDeps& deps,
+                                           const oauth::LoginRequest& login,
+                                           const identity::User& user, const std::string& method,
+                                           int64_t now,
+                                           const Json::Value& event_data = Json::Value());
 
 }  // namespace portcullis::oauth_worker

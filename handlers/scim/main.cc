@@ -18,7 +18,8 @@ using server::Context;
 using namespace scim_worker;
 
 ScimStore store_of(Context& ctx) {
-  return ScimStore(ctx.services.db, ctx.caller.organization_id, ctx.caller.id);
+  return ScimStore(ctx.services.db, ctx.caller.organization_id, ctx.caller.id,
+                   ctx.services.config.scim_checkpoint_every);
 }
 
 http::Response with_etag(http::Response r, const std::string& etag) {
@@ -69,12 +70,33 @@ Result<http::Response> list_with(Context& ctx, ResourceKind kind, const Json::Va
   return scim_json(200, list_response(page.total, p.query.start_index, std::move(resources)));
 }
 
+// The data of the SCIM events (lib/events/types.def): names and ids, never attribute values
+// beyond userName / displayName.
+Json::Value user_data(const scim::ScimUser& u) {
+  Json::Value data(Json::objectValue);
+  data["user_name"] = u.attributes["userName"];
+  return data;
+}
+
+Json::Value group_data(const scim::ScimGroup& g) {
+  Json::Value data(Json::objectValue);
+  data["group_id"] = g.id;
+  data["display_name"] = g.display_name;
+  return data;
+}
+
+Json::Value string_array(const std::vector<std::string>& values) {
+  Json::Value out(Json::arrayValue);
+  for (const auto& v : values) out.append(v);
+  return out;
+}
+
 Result<http::Response> create_user(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, read_body(ctx));
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value attributes, scim::read_user(body));
   PORTCULLIS_ASSIGN_OR_RETURN(scim::ScimUser u, store_of(ctx).create_user(attributes));
-  record(ctx, events::type::kScimUserCreated, u.id);
-  if (!u.active) record(ctx, events::type::kScimUserDeactivated, u.id);
+  record(ctx, events::type::kScimUserCreated, u.id, user_data(u));
+  if (!u.active) record(ctx, events::type::kScimUserDeactivated, u.id, user_data(u));
   return user_response(ctx, 201, u);
 }
 
@@ -90,8 +112,13 @@ Result<http::Response> get_user(Context& ctx) {
 
 void record_change(Context& ctx, const scim::UserChange& c) {
   if (!c.changed) return;
-  record(ctx, c.deactivated ? events::type::kScimUserDeactivated : events::type::kScimUserUpdated,
-         c.user.id);
+  Json::Value data = user_data(c.user);
+  if (c.deactivated) {
+    record(ctx, events::type::kScimUserDeactivated, c.user.id, data);
+    return;
+  }
+  data["fields"] = string_array(c.fields);
+  record(ctx, events::type::kScimUserUpdated, c.user.id, data);
 }
 
 Result<http::Response> replace_user(Context& ctx) {
@@ -114,9 +141,9 @@ Result<http::Response> patch_user(Context& ctx) {
 
 Result<http::Response> delete_user(Context& ctx) {
   const std::string id = ctx.request.path_param("id");
-  Status st = store_of(ctx).delete_user(id, if_match(ctx));
-  if (!st.is_ok()) return failure(st);
-  record(ctx, events::type::kScimUserDeleted, id);
+  auto deleted = store_of(ctx).delete_user(id, if_match(ctx));
+  if (!deleted) return failure(deleted.status());
+  record(ctx, events::type::kScimUserDeleted, id, user_data(*deleted));
   return http::Response::empty(204);
 }
 
@@ -141,9 +168,7 @@ Result<http::Response> create_group(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(scim::GroupInput input, scim::read_group(body));
   if (Status st = check_member_count(input.member_ids.size()); !st.is_ok()) return failure(st);
   PORTCULLIS_ASSIGN_OR_RETURN(scim::ScimGroup g, store_of(ctx).create_group(input));
-  Json::Value data(Json::objectValue);
-  data["group_id"] = g.id;
-  record(ctx, events::type::kScimGroupCreated, "", data);
+  record(ctx, events::type::kScimGroupCreated, "", group_data(g));
   return group_response(ctx, 201, g);
 }
 
@@ -161,8 +186,8 @@ Result<http::Response> get_group(Context& ctx) {
 
 Result<http::Response> group_written(Context& ctx, const scim::GroupChange& change, bool patch) {
   if (change.changed) {
-    Json::Value data(Json::objectValue);
-    data["group_id"] = change.group.id;
+    Json::Value data = group_data(change.group);
+    data["fields"] = string_array(change.fields);
     record(ctx, events::type::kScimGroupUpdated, "", data);
   }
   // Entra expects 204 for a group PATCH; a body only when the caller asks for attributes.
@@ -200,11 +225,9 @@ Result<http::Response> patch_group(Context& ctx) {
 
 Result<http::Response> delete_group(Context& ctx) {
   const std::string id = ctx.request.path_param("id");
-  Status st = store_of(ctx).delete_group(id, if_match(ctx));
-  if (!st.is_ok()) return failure(st);
-  Json::Value data(Json::objectValue);
-  data["group_id"] = id;
-  record(ctx, events::type::kScimGroupDeleted, "", data);
+  auto deleted = store_of(ctx).delete_group(id, if_match(ctx));
+  if (!deleted) return failure(deleted.status());
+  record(ctx, events::type::kScimGroupDeleted, "", group_data(*deleted));
   return http::Response::empty(204);
 }
 

@@ -208,12 +208,10 @@ Json::Value list_response(int64_t total, int64_t start_index, Json::Value resour
 
 void record(server::Context& ctx, const events::EventType& type, const std::string& user_id,
             Json::Value data) {
-  events::Event e = ctx.event(type);
-  e.organization_id = ctx.caller.organization_id;
-  e.user_id = user_id;
-  e.data = std::move(data);
-  e.data["directory_id"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
+  data["directory_id"] = ctx.caller.id;
+  // Context::record adds `by` (the directory).
+  ctx.record(type, {.organization_id = ctx.caller.organization_id, .user_id = user_id},
+             std::move(data));
 }
 
 }  // namespace portcullis::scim_worker

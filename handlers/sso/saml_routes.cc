@@ -164,6 +164,7 @@ Result<http::Response> acs(Context& ctx, SigninDeps& deps) {
   parked["given_name"] = user.given_name;
   parked["family_name"] = user.family_name;
   parked["subject"] = user.subject;
+  parked["external_id"] = user.external_id;
   PORTCULLIS_ASSIGN_OR_RETURN(bool recorded, requests.record_saml_result(relay_state, parked));
   if (!recorded) return refuse(ctx, &*login, connection->id, org, "unknown_state", "ACS ran");
   return http::Response::see_other("/sso/saml/finish?state=" + http::url_encode(relay_state));
@@ -197,7 +198,8 @@ Result<http::Response> finish(Context& ctx, SigninDeps& deps) {
                   "no ACS");
   }
   sso::AssertedUser user{r["email"].asString(), r["given_name"].asString(),
-                         r["family_name"].asString(), r["subject"].asString()};
+                         r["family_name"].asString(), r["subject"].asString(),
+                         r["external_id"].asString()};
   return finish_sign_in(ctx, deps, login, connection, user, now);
 }
 

@@ -123,7 +123,7 @@ Result<http::Response> finish_sign_in(server::Context& ctx, oauth_worker::Signin
   data["organization_id"] = connection.organization_id;
   data["connection_id"] = connection.id;
   data["connection_type"] = connection.type;
-  return oauth_worker::complete_sign_in(ctx, deps, login, user->email, "sso", now, data);
+  return oauth_worker::complete_sign_in_as(ctx, deps, login, *user, "sso", now, data);
 }
 
 }  // namespace portcullis::sso_worker

@@ -1,4 +1,6 @@
-// portcullis-webhooks: the webhook delivery process (lib/webhooks/delivery.h, docs/events.md).
+// portcullis-webhooks: the webhook delivery process (lib/webhooks/delivery.h, docs/events.md),
+// and the background process of work no request may do itself: each round also runs a slice of
+// a queued SCIM group → role re-evaluation (scim::run_role_job, docs/scim.md §6).
 // Runs rounds of claim → post → record until SIGTERM/SIGINT, sleeping PORTCULLIS_WEBHOOK_POLL_MS
 // when there is nothing due. Any number may run, on any number of nodes: they share the work
 // through SELECT … FOR UPDATE SKIP LOCKED. A stop finishes the round in progress; a crash leaves
@@ -15,6 +17,7 @@
 #include "crypto/aead.h"
 #include "events/recorder.h"
 #include "log/log.h"
+#include "scim/scim_store.h"
 #include "store/db.h"
 #include "webhooks/delivery.h"
 
@@ -73,6 +76,10 @@ int main(int argc, char** argv) {
   int64_t backoff_ms = config.webhooks.poll_ms;
   while (!g_stop) {
     auto round = deliverer.run_once(recorder);
+    auto roles = scim::run_role_job(db);
+    if (!roles)
+      log::warn("SCIM role re-evaluation slice failed", {{"error", roles.status().to_string()}});
+    const bool roles_pending = roles && *roles;
     if (!recorder.empty()) {
       if (Status st = recorder.flush(db); !st.is_ok()) {
         log::warn("events not yet written", {{"error", st.to_string()}});
@@ -86,7 +93,7 @@ int main(int argc, char** argv) {
       continue;
     }
     backoff_ms = config.webhooks.poll_ms;
-    if (*round == 0) nap(config.webhooks.poll_ms);
+    if (*round == 0 && !roles_pending) nap(config.webhooks.poll_ms);
   }
   if (!recorder.empty()) (void)recorder.flush(db);
   log::info("webhook delivery stopped");

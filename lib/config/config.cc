@@ -292,6 +292,8 @@ Result<Config> from_settings(const Settings& s) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.event_retention_seconds,
       parse_int(s, "PORTCULLIS_EVENT_RETENTION_SECONDS", 90 * 86400, 60, 3650 * 86400LL));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.scim_checkpoint_every,
+                              parse_int(s, "PORTCULLIS_SCIM_CHECKPOINT_EVERY", 10000, 2, 1000000));
   c.demo_resource_id = get(s, "PORTCULLIS_DEMO_RESOURCE_ID");
   if (!c.demo_resource_id.empty() && c.demo_resource_id.rfind("res_", 0) != 0) {
     return Status::invalid_argument("PORTCULLIS_DEMO_RESOURCE_ID must be a resource id (res_...)");

@@ -119,6 +119,9 @@ struct Config {
   } webhooks;
   // Events older than this are deleted by `portcullis events prune`.
   int64_t event_retention_seconds = 90 * 86400;
+  // Rows between two checkpoints of a SCIM user list (docs/scim.md §7): a cold jump to any
+  // startIndex skips fewer than this many index entries. PORTCULLIS_SCIM_CHECKPOINT_EVERY.
+  int64_t scim_checkpoint_every = 10000;
 
   bool is_local() const { return mode == "local"; }
 };

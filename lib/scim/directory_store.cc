@@ -129,6 +129,18 @@ Status DirectoryStore::remove(const std::string& organization_id, const std::str
   });
 }
 
+Status DirectoryStore::remove_all_of_organization(const std::string& organization_id) {
+  return db_.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("DELETE t FROM scim_directory_tokens t JOIN scim_directories d ON "
+                    "d.id = t.directory_id WHERE d.organization_id = ?",
+                    {organization_id})
+            .status());
+    return db_.execute("DELETE FROM scim_directories WHERE organization_id = ?", {organization_id})
+        .status();
+  });
+}
+
 Result<paging::Page<Directory>> DirectoryStore::list(const std::string& organization_id,
                                                      const paging::PageRequest& request,
                                                      const paging::TokenCodec& codec) {

@@ -51,6 +51,9 @@ class DirectoryStore {
   Result<Directory> get(const std::string& organization_id, const std::string& directory_id);
   Result<IssuedToken> rotate(const std::string& organization_id, const std::string& directory_id);
   Status remove(const std::string& organization_id, const std::string& directory_id);
+  // Every directory of the organization and its tokens (the organization is being deleted, in
+  // the caller's transaction).
+  Status remove_all_of_organization(const std::string& organization_id);
   Result<paging::Page<Directory>> list(const std::string& organization_id,
                                        const paging::PageRequest& request,
                                        const paging::TokenCodec& codec);

@@ -13,6 +13,7 @@
 #include "identity/user_store.h"
 #include "organizations/membership_store.h"
 #include "paging/counter.h"
+#include "scim/directory_store.h"
 #include "tokens/grant_revocation.h"
 
 namespace portcullis::scim {
@@ -125,6 +126,18 @@ identity::UserFields profile_of(const Json::Value& a, bool active) {
   return f;
 }
 
+// The names of the top-level attributes that differ between two versions of a user.
+std::vector<std::string> changed_fields(const Json::Value& before, const Json::Value& after) {
+  std::set<std::string> names;
+  for (const auto& n : before.getMemberNames()) {
+    if (!after.isMember(n) || after[n] != before[n]) names.insert(n);
+  }
+  for (const auto& n : after.getMemberNames()) {
+    if (!before.isMember(n)) names.insert(n);
+  }
+  return {names.begin(), names.end()};
+}
+
 bool active_of(const Json::Value& a) {
   return !a.isMember("active") || !a["active"].isBool() || a["active"].asBool();
 }
@@ -138,12 +151,15 @@ std::string writes_scope(const std::string& organization_id) {
   return "scim_writes:" + organization_id;
 }
 
-// The identity of a list query in scim_list_marks: its filter's SQL and values.
-std::string query_key(const std::optional<SqlCondition>& filter) {
+// The identity of a list query in scim_list_marks: its filter's SQL and values, and its order.
+std::string query_key(const ListQuery& q) {
   std::string text = "users\n";
-  if (filter) {
-    text += filter->sql;
-    for (const auto& p : filter->params) {
+  if (!q.sort_expression.empty()) {
+    text += "sort " + q.sort_expression + (q.descending ? " desc\n" : " asc\n");
+  }
+  if (q.filter) {
+    text += q.filter->sql;
+    for (const auto& p : q.filter->params) {
       text += '\n';
       if (const auto* s = std::get_if<std::string>(&p)) {
         text += "s" + std::to_string(s->size()) + ":" + *s;
@@ -176,6 +192,19 @@ Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
     for (const auto& r : rows) out[r.str(0)].push_back(UserGroup{r.str(1), r.str(2), r.str(3)});
   }
   return out;
+}
+
+Result<std::optional<ExternalIdMatch>> find_by_external_id(store::Db& db,
+                                                           const std::string& organization_id,
+                                                           const std::string& external_id) {
+  if (external_id.empty() || external_id.size() > 255) return std::optional<ExternalIdMatch>();
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db.query("SELECT user_id, active FROM scim_users WHERE organization_id = ? AND "
+               "external_id = ? LIMIT 2",
+               {organization_id, external_id}));
+  if (rows.size() != 1) return std::optional<ExternalIdMatch>();
+  return std::optional<ExternalIdMatch>(ExternalIdMatch{rows[0].str(0), rows[0].boolean(1)});
 }
 
 std::string etag(int64_t version) {
@@ -285,50 +314,145 @@ Result<Json::Value> lock_group_roles(store::Db& db, const std::string& organizat
   return *parsed;
 }
 
-Status reapply_group_roles(store::Db& db, const std::string& organization_id,
-                           const Json::Value& previous) {
+namespace {
+
+// The organization's scim_group_roles as stored (an empty object when unset); NotFound when
+// the organization is gone.
+Result<Json::Value> group_roles_of(store::Db& db, const std::string& organization_id) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows org,
       db.query("SELECT scim_group_roles FROM organizations WHERE id = ?", {organization_id}));
   if (org.empty()) return Status::not_found("no organization " + organization_id);
-  Json::Value current(Json::objectValue);
   if (!org[0].is_null(0)) {
     auto parsed = json::parse(org[0].str(0));
-    if (parsed && parsed->isObject()) current = *parsed;
+    if (parsed && parsed->isObject()) return *parsed;
   }
+  return Json::Value(Json::objectValue);
+}
+
+std::set<std::string> string_set(const std::string& json_array) {
+  std::set<std::string> out;
+  auto parsed = json::parse(json_array);
+  if (parsed && parsed->isArray()) {
+    for (const auto& v : *parsed) {
+      if (v.isString()) out.insert(v.asString());
+    }
+  }
+  return out;
+}
+
+std::string json_array(const std::set<std::string>& values) {
+  Json::Value out(Json::arrayValue);
+  for (const auto& v : values) out.append(v);
+  return json::write(out);
+}
+
+// Up to `limit` distinct members (user id order, after `after`) of the organization's groups
+// whose displayName is one of `names` (case-insensitively).
+Result<std::vector<std::string>> mapped_members(store::Db& db, const std::string& organization_id,
+                                                const std::set<std::string>& names,
+                                                const std::string& after, size_t limit) {
+  std::vector<std::string> ids;
+  if (names.empty()) return ids;
+  store::Params params{organization_id, after};
+  std::string in;
+  for (const auto& n : names) {
+    in += in.empty() ? "LOWER(?)" : ", LOWER(?)";
+    params.push_back(n);
+  }
+  params.push_back(static_cast<int64_t>(limit));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows members,
+      db.query("SELECT DISTINCT m.user_id FROM scim_group_members m JOIN scim_groups g ON "
+               "g.organization_id = m.organization_id AND g.id = m.group_id WHERE "
+               "g.organization_id = ? AND m.user_id > ? AND g.display_name_key IN (" +
+                   in + ") ORDER BY m.user_id LIMIT ?",
+               params));
+  for (const auto& r : members) ids.push_back(r.str(0));
+  return ids;
+}
+
+}  // namespace
+
+Status reapply_group_roles(store::Db& db, const std::string& organization_id,
+                           const Json::Value& previous) {
+  PORTCULLIS_ASSIGN_OR_RETURN(Json::Value current, group_roles_of(db, organization_id));
   // Every group either mapping names, and every role the previous mapping managed.
-  std::set<std::string> names, previous_roles;
+  std::set<std::string> previous_names, previous_roles;
   if (previous.isObject()) {
     for (const auto& name : previous.getMemberNames()) {
-      names.insert(name);
+      previous_names.insert(name);
       if (previous[name].isString()) previous_roles.insert(previous[name].asString());
     }
   }
+  std::set<std::string> names = previous_names;
   for (const auto& name : current.getMemberNames()) names.insert(name);
   if (names.empty()) return Status::ok();
-  store::Params params{organization_id};
-  for (const auto& n : names) params.push_back(n);
   PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows members,
-      db.query(
-          "SELECT DISTINCT m.user_id FROM scim_group_members m JOIN scim_groups g ON "
-          "g.organization_id = m.organization_id AND g.id = m.group_id WHERE "
-          "g.organization_id = ? AND g.display_name_key IN (" +
-              [&] {
-                std::string out;
-                for (size_t i = 0; i < names.size(); ++i) out += i ? ", LOWER(?)" : "LOWER(?)";
-                return out;
-              }() +
-              ") LIMIT " + std::to_string(kMaxRoleReevaluation + 1),
-          params));
-  if (members.size() > kMaxRoleReevaluation) {
-    return Status::failed_precondition(
-        "the groups scim_group_roles names have more than " + std::to_string(kMaxRoleReevaluation) +
-        " members in all: change the mapping in smaller steps, or move members between groups");
+      std::vector<std::string> members,
+      mapped_members(db, organization_id, names, "", kMaxRoleReevaluation + 1));
+  if (members.size() <= kMaxRoleReevaluation) {
+    return ScimStore(db, organization_id, "").apply_group_roles(members, previous_roles);
   }
-  std::vector<std::string> user_ids;
-  for (const auto& r : members) user_ids.push_back(r.str(0));
-  return ScimStore(db, organization_id, "").apply_group_roles(user_ids, previous_roles);
+  // Too many for this request: queue it, adding to what an earlier queued change left to do
+  // (and starting over with the members, since the mapping changed again).
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows queued,
+      db.query("SELECT previous_names, previous_roles FROM scim_role_jobs WHERE "
+               "organization_id = ? FOR UPDATE",
+               {organization_id}));
+  if (!queued.empty()) {
+    for (const auto& n : string_set(queued[0].str(0))) previous_names.insert(n);
+    for (const auto& r : string_set(queued[0].str(1))) previous_roles.insert(r);
+  }
+  const std::string now = db_now();
+  return db
+      .execute(
+          "INSERT INTO scim_role_jobs (organization_id, previous_names, previous_roles, "
+          "after_user_id, create_time, update_time) VALUES (?, ?, ?, NULL, ?, ?) ON DUPLICATE "
+          "KEY UPDATE previous_names = VALUES(previous_names), previous_roles = "
+          "VALUES(previous_roles), after_user_id = NULL, update_time = VALUES(update_time)",
+          {organization_id, json_array(previous_names), json_array(previous_roles), now, now})
+      .status();
+}
+
+Result<bool> run_role_job(store::Db& db) {
+  bool worked = false;
+  Status st = db.transaction([&]() -> Status {
+    worked = false;
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows jobs,
+        db.query("SELECT organization_id, previous_names, previous_roles, after_user_id FROM "
+                 "scim_role_jobs ORDER BY update_time LIMIT 1 FOR UPDATE SKIP LOCKED",
+                 {}));
+    if (jobs.empty()) return Status::ok();
+    worked = true;
+    const std::string organization_id = jobs[0].str(0);
+    auto done = [&] {
+      return db.execute("DELETE FROM scim_role_jobs WHERE organization_id = ?", {organization_id})
+          .status();
+    };
+    auto current = group_roles_of(db, organization_id);
+    if (!current && current.status().code() == Code::kNotFound) return done();
+    PORTCULLIS_RETURN_IF_ERROR(current.status());
+    std::set<std::string> names = string_set(jobs[0].str(1));
+    for (const auto& name : current->getMemberNames()) names.insert(name);
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::vector<std::string> slice,
+        mapped_members(db, organization_id, names, jobs[0].opt(3).value_or(""), kRoleJobSlice));
+    PORTCULLIS_RETURN_IF_ERROR(
+        ScimStore(db, organization_id, "").apply_group_roles(slice, string_set(jobs[0].str(2))));
+    if (slice.size() < kRoleJobSlice) return done();
+    // The next slice later; other organizations' jobs take their turn first.
+    return db
+        .execute(
+            "UPDATE scim_role_jobs SET after_user_id = ?, update_time = ? WHERE "
+            "organization_id = ?",
+            {slice.back(), db_now(), organization_id})
+        .status();
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return worked;
 }
 
 Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
@@ -455,6 +579,7 @@ Result<UserChange> ScimStore::write_user(const ScimUser& before, Json::Value new
   PORTCULLIS_RETURN_IF_ERROR(identity::UserStore(db_).update(before.id, profile).status());
   if (active != before.active) PORTCULLIS_RETURN_IF_ERROR(set_membership_status(before.id, active));
   change.changed = true;
+  change.fields = changed_fields(before.attributes, attributes);
   change.deactivated = before.active && !active;
   change.reactivated = !before.active && active;
   return change;
@@ -490,34 +615,79 @@ Result<UserChange> ScimStore::patch_user(const std::string& id,
   return change;
 }
 
-Status ScimStore::delete_user(const std::string& id, const std::optional<std::string>& if_match) {
-  return db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(ScimUser before, lock_user(id));
+Result<ScimUser> ScimStore::delete_user(const std::string& id,
+                                        const std::optional<std::string>& if_match) {
+  ScimUser before;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(before, lock_user(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND user_id = ?",
-                    {organization_id_, id})
-            .status());
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows created,
         db_.query("SELECT created_user, create_time FROM scim_users WHERE organization_id = ? "
                   "AND user_id = ?",
                   {organization_id_, id}));
     if (created.empty()) return Status::not_found("no user " + id);
-    PORTCULLIS_RETURN_IF_ERROR(shift_checkpoints(created[0].str(1), id, -1));
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM scim_users WHERE organization_id = ? AND user_id = ?",
-                    {organization_id_, id})
-            .status());
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("DELETE FROM scim_user_emails WHERE organization_id = ? AND user_id = ?",
-                    {organization_id_, id})
-            .status());
-    PORTCULLIS_RETURN_IF_ERROR(paging::add_to_count(db_, users_scope(organization_id_), id, -1));
-    PORTCULLIS_RETURN_IF_ERROR(count_write(id));
+    PORTCULLIS_RETURN_IF_ERROR(remove_user_record(id, created[0].str(1)));
     Status removed = organizations::MembershipStore(db_).remove(organization_id_, id);
     if (!removed.is_ok() && removed.code() != Code::kNotFound) return removed;
     return deprovision(id, created[0].boolean(0));
+  });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return before;
+}
+
+Status ScimStore::remove_user_record(const std::string& id, const std::string& create_time) {
+  // The groups that listed the user change: their ETags move.
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("UPDATE scim_groups g JOIN scim_group_members m ON m.organization_id = "
+                  "g.organization_id AND m.group_id = g.id SET g.version = g.version + 1, "
+                  "g.update_time = ? WHERE m.organization_id = ? AND m.user_id = ?",
+                  {db_now(), organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND user_id = ?",
+                  {organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(shift_checkpoints(create_time, id, -1));
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("DELETE FROM scim_users WHERE organization_id = ? AND user_id = ?",
+                  {organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("DELETE FROM scim_user_emails WHERE organization_id = ? AND user_id = ?",
+                  {organization_id_, id})
+          .status());
+  PORTCULLIS_RETURN_IF_ERROR(paging::add_to_count(db_, users_scope(organization_id_), id, -1));
+  return count_write(id);
+}
+
+Status forget_user(store::Db& db, const std::string& user_id) {
+  return db.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows records,
+        db.query("SELECT organization_id, directory_id, create_time FROM scim_users WHERE "
+                 "user_id = ? FOR UPDATE",
+                 {user_id}));
+    for (const store::Row& r : records) {
+      PORTCULLIS_RETURN_IF_ERROR(
+          ScimStore(db, r.str(0), r.str(1)).remove_user_record(user_id, r.str(2)));
+    }
+    return Status::ok();
+  });
+}
+
+Status forget_organization(store::Db& db, const std::string& organization_id) {
+  return db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(DirectoryStore(db).remove_all_of_organization(organization_id));
+    for (const char* table : {"scim_group_members", "scim_groups", "scim_user_emails", "scim_users",
+                              "scim_list_marks", "scim_list_checkpoints", "scim_role_jobs"}) {
+      PORTCULLIS_RETURN_IF_ERROR(
+          db.execute(std::string("DELETE FROM ") + table + " WHERE organization_id = ?",
+                     {organization_id})
+              .status());
+    }
+    PORTCULLIS_RETURN_IF_ERROR(paging::drop_count(db, users_scope(organization_id)));
+    return paging::drop_count(db, writes_scope(organization_id));
   });
 }
 
@@ -585,43 +755,63 @@ Result<ListResult<ScimUser>> ScimStore::list_users(const ListQuery& q) {
 }
 
 Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total) {
-  // sortBy orders by values that may be absent or change with any write: skip rows as before.
-  if (!q.sort_expression.empty()) {
-    return list_rows(q, "scim_users u", "u", kUserColumns, "u.user_id", total);
-  }
   const int64_t count = std::min<int64_t>(q.count, kMaxResults);
+  const bool sorted = !q.sort_expression.empty();
   std::string where = "u.organization_id = ?";
   store::Params params{organization_id_};
   if (q.filter) {
     where += " AND (" + q.filter->sql + ")";
     for (const auto& p : q.filter->params) params.push_back(p);
   }
-  const std::string key = query_key(q.filter);
-  const std::string order = " ORDER BY u.create_time, u.user_id";
-  const std::string after = " AND (u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+  const std::string key = query_key(q);
+  // The list's order: the sort value (MariaDB puts NULLs first ascending, last descending), then
+  // creation. `s` is the sort value of each row (NULL for the creation order).
+  const std::string s = sorted ? q.sort_expression : std::string("NULL");
+  const std::string direction = q.descending ? " DESC" : "";
   store::Rows rows;
   // One transaction: the marks, checkpoints, counters and rows are read in one snapshot.
   Status st = db_.transaction([&]() -> Status {
     rows.clear();
     PORTCULLIS_ASSIGN_OR_RETURN(const int64_t generation, write_generation());
-    // Where to start: after the row at `position` (key `from_time`, `from_id`), skipping `skip`.
+    // Where to start: after the row at `position` (its key: sort value, creation time, id).
     int64_t position = 0;
+    std::optional<std::string> from_value;
     std::string from_time, from_id;
     bool have_total = false;
+    // Served from a mark of an earlier generation, or one itself so served: `position` counts
+    // the rows served before, not the list's current offset.
+    bool inexact = false;
     if (q.start_index > 1) {
-      // The nearest mark of this query at or before the row preceding this page.
+      // The page that follows one served before (Okta's import), in any generation: it goes on
+      // after the row where that page ended, so a walk sees every row exactly once even while
+      // the list changes (a walk asks for its next page within kWalkPauseSeconds; a page after an
+      // older mark of an earlier generation is a jump). Otherwise the nearest exact mark of
+      // this generation before the page.
       PORTCULLIS_ASSIGN_OR_RETURN(
           store::Rows marks,
-          db_.query("SELECT position, total, row_time, row_id FROM scim_list_marks WHERE "
-                    "organization_id = ? AND query_key = ? AND generation = ? AND position <= ? "
-                    "ORDER BY position DESC LIMIT 1",
-                    {organization_id_, key, generation, q.start_index - 1}));
+          db_.query("SELECT position, total, row_time, row_id, sort_value, generation, exact "
+                    "FROM scim_list_marks WHERE organization_id = ? AND query_key = ? AND "
+                    "position = ? AND (generation = ? OR create_time >= NOW(6) - INTERVAL ? "
+                    "SECOND) ORDER BY generation DESC LIMIT 1",
+                    {organization_id_, key, q.start_index - 1, generation, kWalkPauseSeconds}));
+      if (marks.empty()) {
+        PORTCULLIS_ASSIGN_OR_RETURN(
+            marks, db_.query("SELECT position, total, row_time, row_id, sort_value, generation, "
+                             "exact FROM scim_list_marks WHERE organization_id = ? AND "
+                             "query_key = ? AND generation = ? AND exact AND position <= ? "
+                             "ORDER BY position DESC LIMIT 1",
+                             {organization_id_, key, generation, q.start_index - 1}));
+      }
       if (!marks.empty()) {
         position = marks[0].i64(0);
-        total = marks[0].i64(1);
         from_time = marks[0].str(2);
         from_id = marks[0].str(3);
-        have_total = true;
+        from_value = marks[0].opt(4);
+        inexact = marks[0].i64(5) != generation || !marks[0].boolean(6);
+        if (marks[0].i64(5) == generation) {
+          total = marks[0].i64(1);
+          have_total = true;
+        }
       }
     }
     if (!have_total) {
@@ -633,39 +823,65 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
         PORTCULLIS_ASSIGN_OR_RETURN(total, paging::read_count(db_, users_scope(organization_id_)));
       }
     }
-    if (count <= 0 || q.start_index > total) return Status::ok();
-    if (!q.filter && q.start_index - 1 - position >= kCheckpointEvery) {
+    // A walk goes on after its row even when the list has shrunk below startIndex meanwhile.
+    if (count <= 0 || (!inexact && q.start_index > total)) return Status::ok();
+    if (!q.filter && !sorted && !inexact && q.start_index - 1 - position >= checkpoint_every_) {
       PORTCULLIS_RETURN_IF_ERROR(seek_checkpoint(q.start_index - 1, position, from_time, from_id));
     }
     // The page: skip on the list index alone (covering when the filter is on indexed columns),
     // then read the page's rows.
     store::Params p = params;
-    std::string inner = "SELECT u.user_id, u.create_time FROM scim_users u WHERE " + where;
+    std::string inner =
+        "SELECT u.user_id, u.create_time, " + s + " AS s FROM scim_users u WHERE " + where;
     if (!from_id.empty()) {
-      inner += after;
+      const std::string after_key = "(u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+      if (!sorted) {
+        inner += " AND " + after_key;
+      } else if (!from_value) {
+        // After a row without a value: ascending, the other NULLs after it and every value;
+        // descending (NULLs last), only the other NULLs after it.
+        inner += q.descending ? " AND (" + s + " IS NULL AND " + after_key + ")"
+                              : " AND (" + s + " IS NOT NULL OR " + after_key + ")";
+      } else {
+        inner += " AND (" + s + (q.descending ? " < ?" : " > ?") +
+                 (q.descending ? " OR " + s + " IS NULL" : std::string()) + " OR (" + s +
+                 " = ? AND " + after_key + "))";
+        p.push_back(*from_value);
+        p.push_back(*from_value);
+      }
       p.push_back(from_time);
       p.push_back(from_time);
       p.push_back(from_id);
     }
+    const std::string inner_order = sorted
+                                        ? " ORDER BY s" + direction + ", u.create_time, u.user_id"
+                                        : std::string(" ORDER BY u.create_time, u.user_id");
+    const std::string outer_order = sorted
+                                        ? " ORDER BY k.s" + direction + ", k.create_time, k.user_id"
+                                        : std::string(" ORDER BY k.create_time, k.user_id");
     p.push_back(count);
     p.push_back(q.start_index - 1 - position);
     p.push_back(organization_id_);
     PORTCULLIS_ASSIGN_OR_RETURN(
-        rows, db_.query(std::string("SELECT ") + kUserColumns + " FROM (" + inner + order +
-                            " LIMIT ? OFFSET ?) k JOIN scim_users u ON u.organization_id = ? "
-                            "AND u.user_id = k.user_id ORDER BY k.create_time, k.user_id",
+        rows, db_.query(std::string("SELECT ") + kUserColumns + ", k.s FROM (" + inner +
+                            inner_order + " LIMIT ? OFFSET ?) k JOIN scim_users u ON " +
+                            "u.organization_id = ? AND u.user_id = k.user_id" + outer_order,
                         p));
     // Where this page ends, for the next one (not after the last page).
     const int64_t end = q.start_index - 1 + static_cast<int64_t>(rows.size());
-    if (rows.empty() || end >= total) return Status::ok();
+    if (rows.empty() || (inexact ? static_cast<int64_t>(rows.size()) < count : end >= total)) {
+      return Status::ok();
+    }
     const store::Row& last = rows.back();
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute(
-               "INSERT INTO scim_list_marks (organization_id, query_key, generation, "
-               "position, total, row_time, row_id, create_time) VALUES (?, ?, ?, ?, ?, ?, ?, "
-               "?) ON DUPLICATE KEY UPDATE total = VALUES(total), row_time = "
-               "VALUES(row_time), row_id = VALUES(row_id), create_time = VALUES(create_time)",
-               {organization_id_, key, generation, end, total, last.str(6), last.str(0), db_now()})
+               "INSERT INTO scim_list_marks (organization_id, query_key, generation, position, "
+               "total, row_time, row_id, sort_value, exact, create_time) VALUES (?, ?, ?, ?, ?, "
+               "?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE total = VALUES(total), row_time = "
+               "VALUES(row_time), row_id = VALUES(row_id), sort_value = VALUES(sort_value), "
+               "exact = VALUES(exact), create_time = VALUES(create_time)",
+               {organization_id_, key, generation, end, total, last.str(6), last.str(0),
+                store::nullable(last.opt(8)), !inexact, db_now()})
             .status());
     if (q.start_index == 1) {
       // A new walk: forget the marks of this query from earlier generations.
@@ -697,8 +913,8 @@ Status ScimStore::seek_checkpoint(int64_t target, int64_t& position, std::string
     from_time = cp[0].str(1);
     from_id = cp[0].str(2);
   }
-  // Hop kCheckpointEvery rows at a time on the list index, leaving a checkpoint at each hop.
-  while (target - position >= kCheckpointEvery) {
+  // Hop checkpoint_every_ rows at a time on the list index, leaving a checkpoint at each hop.
+  while (target - position >= checkpoint_every_) {
     store::Params p{organization_id_};
     std::string sql =
         "SELECT u.create_time, u.user_id FROM scim_users u WHERE u.organization_id = ?";
@@ -708,13 +924,13 @@ Status ScimStore::seek_checkpoint(int64_t target, int64_t& position, std::string
       p.push_back(from_time);
       p.push_back(from_id);
     }
-    p.push_back(kCheckpointEvery - 1);
+    p.push_back(checkpoint_every_ - 1);
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows hop,
         db_.query(sql + " ORDER BY u.create_time, u.user_id LIMIT 1 OFFSET ? LOCK IN SHARE MODE",
                   p));
     if (hop.empty()) break;
-    position += kCheckpointEvery;
+    position += checkpoint_every_;
     from_time = hop[0].str(0);
     from_id = hop[0].str(1);
     PORTCULLIS_RETURN_IF_ERROR(
@@ -934,6 +1150,7 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
     PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
     bool changed = false;
+    change.fields.clear();  // a retried transaction starts over
     std::set<std::string> affected;
     std::string name = plan.display_name.value_or(before.display_name);
     std::optional<std::string> external_id = plan.external_id.value_or(before.external_id);
@@ -949,6 +1166,8 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
         return updated.status();
       }
       changed = true;
+      if (name != before.display_name) change.fields.push_back("displayName");
+      if (external_id != before.external_id) change.fields.push_back("externalId");
       if (name != before.display_name) {
         PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> all, member_ids(id));
         affected.insert(all.begin(), all.end());
@@ -981,6 +1200,11 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
       }
     }
     PORTCULLIS_RETURN_IF_ERROR(apply_group_roles({affected.begin(), affected.end()}));
+    if (std::any_of(plan.members.begin(), plan.members.end(), [](const MemberChange& m) {
+          return m.kind == MemberChange::Kind::kClear || !m.user_ids.empty();
+        })) {
+      change.fields.push_back("members");
+    }
     if (changed) {
       PORTCULLIS_RETURN_IF_ERROR(count_write(id));
       PORTCULLIS_RETURN_IF_ERROR(
@@ -997,9 +1221,11 @@ Result<GroupChange> ScimStore::patch_group(const std::string& id, const GroupPat
   return change;
 }
 
-Status ScimStore::delete_group(const std::string& id, const std::optional<std::string>& if_match) {
-  return db_.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(ScimGroup before, lock_group(id));
+Result<ScimGroup> ScimStore::delete_group(const std::string& id,
+                                          const std::optional<std::string>& if_match) {
+  ScimGroup before;
+  Status st = db_.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(before, lock_group(id));
     PORTCULLIS_RETURN_IF_ERROR(check_if_match(if_match, before.version));
     PORTCULLIS_ASSIGN_OR_RETURN(std::vector<std::string> members, member_ids(id));
     PORTCULLIS_RETURN_IF_ERROR(
@@ -1013,6 +1239,8 @@ Status ScimStore::delete_group(const std::string& id, const std::optional<std::s
     PORTCULLIS_RETURN_IF_ERROR(count_write(id));
     return apply_group_roles(members);
   });
+  PORTCULLIS_RETURN_IF_ERROR(st);
+  return before;
 }
 
 Result<ListResult<ScimGroup>> ScimStore::list_groups(const ListQuery& q) {

@@ -19,21 +19,26 @@
 //    created (not linked) and that belongs nowhere else is deleted with every session and grant
 //    (UserStore::remove); any other keeps its account but loses its sessions and grants, as on
 //    deactivation, so resource servers refuse its access tokens at the next deny-list sync.
-//  - Lists: totalResults of an unfiltered list is a counter (lib/paging/counter.h), and a page
-//    in creation order that follows a page served before (startIndex = previous start + count,
-//    Okta's import) seeks from the key where that page ended (table scim_list_marks) instead of
-//    skipping startIndex rows, so every page costs the same however deep. A mark is valid only
-//    while the organization's SCIM write count is unchanged. Without one, an unfiltered page
-//    starts from the nearest checkpoint (table scim_list_checkpoints: the key of every
-//    kCheckpointEvery-th user, made on the first jump past it and moved by every create and
-//    delete before it, so never stale) and skips fewer than kCheckpointEvery rows of the
-//    covering list index; a filtered one skips rows of the list from its start.
+//  - Lists: totalResults of an unfiltered list is a counter (lib/paging/counter.h). A user list
+//    page (any filter, any sortBy) that follows a page served before (startIndex = previous
+//    start + count, Okta's import) seeks from the key where that page ended (table
+//    scim_list_marks: sort value, creation time, id) instead of skipping startIndex rows, so
+//    every page costs the same however deep; when the organization's SCIM data changed since
+//    (its write count), it still goes on after that row, so a walk sees every user exactly once
+//    while users are added and removed (one whose sort value changes meanwhile may cross the
+//    cursor). Any other page starts from the nearest mark of the
+//    current write count; without one, an unfiltered page in creation order starts from the
+//    nearest checkpoint (table scim_list_checkpoints: the key of every checkpoint_every-th user,
+//    made on the first jump past it and moved by every create and delete before it, so never
+//    stale; those of an earlier interval stay exact) and skips fewer than checkpoint_every rows
+//    of the covering list index; other lists skip rows from their start. Group lists skip rows.
 //  - Every change bumps `version`; callers' If-Match values are checked inside the transaction
 //    (FailedPrecondition with reason "versionMismatch").
 #pragma once
 
 #include <json/value.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -52,8 +57,12 @@ inline constexpr int64_t kMaxResults = 200;
 // Members one request may name (group POST/PUT, or all the PATCH operations of one request
 // together): larger changes are several PATCH add/remove requests. docs/scim.md "Limits".
 inline constexpr size_t kMaxMembersPerRequest = 20000;
-// Rows between two checkpoints of a user list (a cold jump skips fewer than this many).
+// Rows between two checkpoints of a user list by default (a cold jump skips fewer than this
+// many); the worker's is config::Config::scim_checkpoint_every (PORTCULLIS_SCIM_CHECKPOINT_EVERY).
 inline constexpr int64_t kCheckpointEvery = 10000;
+// A page that follows a page served before the directory changed continues that walk when it
+// comes within this many seconds of it (docs/scim.md §7).
+inline constexpr int64_t kWalkPauseSeconds = 600;
 
 struct ScimUser {
   std::string id;  // usr_…
@@ -103,11 +112,13 @@ struct UserChange {
   bool changed = false;
   bool deactivated = false;
   bool reactivated = false;
+  std::vector<std::string> fields;  // top-level attributes that changed (names only), sorted
 };
 
 struct GroupChange {
   ScimGroup group;
   bool changed = false;
+  std::vector<std::string> fields;  // of displayName, externalId, members
 };
 
 // The SCIM groups each of `user_ids` belongs to, in any organization (the listing API shows
@@ -122,21 +133,51 @@ Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
 
 // After the organization's scim_group_roles changed from `previous` (in the same transaction):
 // the members of every group either mapping names hold exactly the roles the new mapping gives
-// them; roles only the previous mapping named are taken from members no longer entitled.
-// FailedPrecondition beyond kMaxRoleReevaluation members (the change is refused, not cut).
+// them; roles only the previous mapping named are taken from members no longer entitled. Up to
+// kMaxRoleReevaluation members this is done at once; beyond, it is queued (table
+// scim_role_jobs, in the same transaction) for run_role_job, which the portcullis-webhooks
+// background process calls: never inside a request.
 inline constexpr size_t kMaxRoleReevaluation = 5000;
+// Members one run_role_job call re-evaluates (one transaction).
+inline constexpr size_t kRoleJobSlice = 500;
 // The organization's scim_group_roles, its row locked until the transaction ends (read it
 // before the update, then call reapply_group_roles).
 Result<Json::Value> lock_group_roles(store::Db& db, const std::string& organization_id);
 Status reapply_group_roles(store::Db& db, const std::string& organization_id,
                            const Json::Value& previous);
+// One slice (kRoleJobSlice members) of the oldest queued role re-evaluation not being run
+// elsewhere (SELECT … FOR UPDATE SKIP LOCKED: any number of processes share the work); the job
+// is done when a slice comes up short. False when there was nothing to do.
+Result<bool> run_role_job(store::Db& db);
+
+// The management API deletes an environment user (before identity::UserStore::remove, in its
+// transaction): every organization's SCIM record of the user goes, with its group memberships
+// (those groups' versions move), its e-mail index rows, the list counter and checkpoints.
+Status forget_user(store::Db& db, const std::string& user_id);
+// The management API deletes an organization (after organizations::OrganizationStore::remove,
+// in its transaction): its directories and tokens, SCIM users, groups, list marks, checkpoints
+// and counters go. The environment users stay, as they do for any deleted organization.
+Status forget_organization(store::Db& db, const std::string& organization_id);
+
+// The organization's SCIM user whose externalId is exactly `external_id` (an enterprise SSO
+// sign-in's subject or mapped attribute, lib/sso/provisioning.h): nullopt when there is none or
+// more than one.
+struct ExternalIdMatch {
+  std::string user_id;
+  bool active = true;
+};
+Result<std::optional<ExternalIdMatch>> find_by_external_id(store::Db& db,
+                                                           const std::string& organization_id,
+                                                           const std::string& external_id);
 
 class ScimStore {
  public:
-  ScimStore(store::Db& db, std::string organization_id, std::string directory_id)
+  ScimStore(store::Db& db, std::string organization_id, std::string directory_id,
+            int64_t checkpoint_every = kCheckpointEvery)
       : db_(db),
         organization_id_(std::move(organization_id)),
-        directory_id_(std::move(directory_id)) {}
+        directory_id_(std::move(directory_id)),
+        checkpoint_every_(std::max<int64_t>(2, checkpoint_every)) {}
 
   Result<ScimUser> create_user(const Json::Value& attributes);
   Result<ScimUser> get_user(const std::string& id);
@@ -144,7 +185,8 @@ class ScimStore {
                                   const std::optional<std::string>& if_match);
   Result<UserChange> patch_user(const std::string& id, const std::vector<PatchOperation>& ops,
                                 const std::optional<std::string>& if_match);
-  Status delete_user(const std::string& id, const std::optional<std::string>& if_match);
+  // The deleted user as it was.
+  Result<ScimUser> delete_user(const std::string& id, const std::optional<std::string>& if_match);
   Result<ListResult<ScimUser>> list_users(const ListQuery& query);
 
   Result<ScimGroup> create_group(const GroupInput& input);
@@ -153,7 +195,8 @@ class ScimStore {
                                     const std::optional<std::string>& if_match);
   Result<GroupChange> patch_group(const std::string& id, const GroupPatch& plan,
                                   const std::optional<std::string>& if_match);
-  Status delete_group(const std::string& id, const std::optional<std::string>& if_match);
+  // The deleted group as it was (without members).
+  Result<ScimGroup> delete_group(const std::string& id, const std::optional<std::string>& if_match);
   Result<ListResult<ScimGroup>> list_groups(const ListQuery& query);
 
  private:
@@ -178,6 +221,10 @@ class ScimStore {
   // Counts a write of the organization's SCIM data (invalidates the list marks).
   Status count_write(const std::string& row_id);
   Result<int64_t> write_generation();
+  // Removes the locked user's SCIM record (`create_time` as stored): group memberships (the
+  // groups' versions move), e-mail index, checkpoints, counters. Not the environment user.
+  Status remove_user_record(const std::string& user_id, const std::string& create_time);
+  friend Status forget_user(store::Db& db, const std::string& user_id);
   // Ends a deleted SCIM user's access (see DELETE above). Inside delete_user's transaction.
   Status deprovision(const std::string& user_id, bool created_user);
   Result<store::Rows> list_user_rows(const ListQuery& q, int64_t& total);
@@ -194,11 +241,13 @@ class ScimStore {
                            const std::set<std::string>& also_managed = {});
   friend Status reapply_group_roles(store::Db& db, const std::string& organization_id,
                                     const Json::Value& previous);
+  friend Result<bool> run_role_job(store::Db& db);
   Result<std::vector<std::string>> member_ids(const std::string& group_id);
 
   store::Db& db_;
   std::string organization_id_;
   std::string directory_id_;
+  int64_t checkpoint_every_;
 };
 
 }  // namespace portcullis::scim

@@ -41,6 +41,7 @@ Status read_mapping(const Json::Value& v, AttributeMapping& m) {
     std::string* target = key == "email"         ? &m.email
                           : key == "given_name"  ? &m.given_name
                           : key == "family_name" ? &m.family_name
+                          : key == "external_id" ? &m.external_id
                                                  : nullptr;
     if (!target) return Status::invalid_argument("attribute_mapping: unknown field " + key);
     PORTCULLIS_ASSIGN_OR_RETURN(*target, text(v[key], "attribute_mapping." + key, 512));
@@ -110,9 +111,9 @@ Status apply_saml(const Json::Value& body, Connection& c) {
 }  // namespace
 
 AttributeMapping default_mapping(const std::string& type) {
-  if (type == "oidc") return {"email", "given_name", "family_name"};
+  if (type == "oidc") return {"email", "given_name", "family_name", ""};
   // Entra ID's claim URIs are tried after these (saml_attributes in docs/sso.md).
-  return {"email", "given_name", "family_name"};
+  return {"email", "given_name", "family_name", ""};
 }
 
 Status apply_body(const Json::Value& body, bool patch, Connection& c,
@@ -175,6 +176,7 @@ Json::Value config_json(const Connection& c) {
   m["email"] = c.mapping.email;
   m["given_name"] = c.mapping.given_name;
   m["family_name"] = c.mapping.family_name;
+  if (!c.mapping.external_id.empty()) m["external_id"] = c.mapping.external_id;
   v["attribute_mapping"] = m;
   if (c.type == "oidc") {
     v["issuer"] = c.issuer;
@@ -198,6 +200,7 @@ void read_config(const Json::Value& v, Connection& c) {
   if (!str(m, "email").empty()) c.mapping.email = str(m, "email");
   if (!str(m, "given_name").empty()) c.mapping.given_name = str(m, "given_name");
   if (!str(m, "family_name").empty()) c.mapping.family_name = str(m, "family_name");
+  c.mapping.external_id = str(m, "external_id");
   c.issuer = str(v, "issuer");
   c.client_id = str(v, "client_id");
   c.scopes = string_list(v["scopes"]);

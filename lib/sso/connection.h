@@ -22,6 +22,9 @@ struct AttributeMapping {
   std::string email;
   std::string given_name;
   std::string family_name;
+  // The claim / attribute holding the IdP's immutable user id, matched against the externalId of
+  // the organization's SCIM users; empty = the subject (OIDC sub, SAML NameID).
+  std::string external_id;
 };
 
 struct Connection {

@@ -5,6 +5,7 @@
 #include "identity/email_address.h"
 #include "identity/identity_store.h"
 #include "organizations/membership_store.h"
+#include "scim/scim_store.h"
 
 namespace portcullis::sso {
 namespace {
@@ -30,11 +31,26 @@ AssertedUser user_from_claims(const Json::Value& claims, const AttributeMapping&
   u.given_name = claim(claims, mapping.given_name);
   u.family_name = claim(claims, mapping.family_name);
   u.subject = claim(claims, "sub");
+  u.external_id = mapping.external_id.empty() ? u.subject : claim(claims, mapping.external_id);
   return u;
 }
 
-Result<identity::User> provision(store::Db& db, const Connection& connection,
-                                 const AssertedUser& asserted, std::string& reason) {
+namespace {
+
+// The environment user the assertion names: the organization's SCIM user whose externalId is
+// the asserted external id, else the user of the address (found or created).
+Result<identity::User> asserted_user(store::Db& db, const Connection& connection,
+                                     const AssertedUser& asserted, std::string& reason) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      std::optional<scim::ExternalIdMatch> match,
+      scim::find_by_external_id(db, connection.organization_id, asserted.external_id));
+  if (match) {
+    if (!match->active) {
+      return refuse(reason, "membership_inactive",
+                    "the organization's directory deactivated the user");
+    }
+    return identity::UserStore(db).get(match->user_id);
+  }
   auto email = identity::normalize_email(asserted.email);
   if (asserted.email.empty() || !email) {
     return refuse(reason, "email_missing", "the identity provider sent no usable e-mail address");
@@ -54,12 +70,21 @@ Result<identity::User> provision(store::Db& db, const Connection& connection,
     }
     return user.status();
   }
-  if (!user->active) return refuse(reason, "user_inactive", "the user is deactivated");
+  return user;
+}
+
+}  // namespace
+
+Result<identity::User> provision(store::Db& db, const Connection& connection,
+                                 const AssertedUser& asserted, std::string& reason) {
+  identity::UserStore users(db);
+  PORTCULLIS_ASSIGN_OR_RETURN(identity::User user, asserted_user(db, connection, asserted, reason));
+  if (!user.active) return refuse(reason, "user_inactive", "the user is deactivated");
 
   organizations::MembershipStore memberships(db);
-  PORTCULLIS_ASSIGN_OR_RETURN(auto of_user, memberships.of_users({user->id}));
+  PORTCULLIS_ASSIGN_OR_RETURN(auto of_user, memberships.of_users({user.id}));
   bool member = false;
-  for (const auto& m : of_user[user->id]) {
+  for (const auto& m : of_user[user.id]) {
     if (m.organization_id != connection.organization_id) continue;
     if (m.status == "inactive") {
       return refuse(reason, "membership_inactive", "the membership is deactivated");
@@ -69,7 +94,7 @@ Result<identity::User> provision(store::Db& db, const Connection& connection,
   if (!member) {
     PORTCULLIS_RETURN_IF_ERROR(
         memberships
-            .put(connection.organization_id, user->id, organizations::MembershipFields{}, "sso")
+            .put(connection.organization_id, user.id, organizations::MembershipFields{}, "sso")
             .status());
   }
   // The IdP's account joins the user's identities (contract §10 account linking). An account
@@ -77,19 +102,19 @@ Result<identity::User> provision(store::Db& db, const Connection& connection,
   // sign-in is by the verified address, which this organization's domain vouches for.
   if (!asserted.subject.empty() && asserted.subject.size() <= 255) {
     Status linked = identity::IdentityStore(db).link(
-        user->id,
+        user.id,
         identity::Identity{connection.id, asserted.subject, connection.type, connection.id, ""});
     if (!linked.is_ok() && linked.code() != Code::kAlreadyExists) return linked;
   }
   // Names the IdP knows fill what the user record lacks (never overwrite SCIM's or the API's).
   identity::UserFields names;
-  if (!user->given_name && !asserted.given_name.empty())
+  if (!user.given_name && !asserted.given_name.empty())
     names.given_name = std::optional<std::string>(asserted.given_name);
-  if (!user->family_name && !asserted.family_name.empty()) {
+  if (!user.family_name && !asserted.family_name.empty()) {
     names.family_name = std::optional<std::string>(asserted.family_name);
   }
   if (names.given_name || names.family_name) {
-    PORTCULLIS_ASSIGN_OR_RETURN(identity::User updated, users.update(user->id, names));
+    PORTCULLIS_ASSIGN_OR_RETURN(identity::User updated, users.update(user.id, names));
     return updated;
   }
   return user;

@@ -2,8 +2,10 @@
 // the environment user and the organization membership are found or created, but only for an
 // e-mail address in one of the connection's organization's verified domains: an IdP can never
 // assert a user of a domain its organization does not hold. A user provisioned by SCIM is
-// matched by address, never duplicated; a deactivated user, or a member SCIM deactivated in
-// this organization, is refused.
+// matched by the externalId its directory gave it (equal to the asserted subject, or to the
+// attribute the mapping names: Entra ID and Okta put their immutable user id there), else by
+// address, never duplicated; a deactivated user, or a member SCIM deactivated in this
+// organization, is refused.
 #pragma once
 
 #include <string>
@@ -21,6 +23,8 @@ struct AssertedUser {
   std::string given_name;
   std::string family_name;
   std::string subject;  // the IdP's stable id (OIDC sub, SAML NameID)
+  // The subject, or the attribute the connection's mapping names for it (external_id).
+  std::string external_id;
 };
 
 // The user from OIDC claims, through the connection's mapping; email_verified false refuses.

@@ -457,6 +457,7 @@ AssertedUser user_from_saml(const SamlLogin& login, const AttributeMapping& mapp
   u.given_name = first({mapping.given_name, claims + "givenname", "firstName"});
   u.family_name = first({mapping.family_name, claims + "surname", "lastName"});
   u.subject = login.name_id;
+  u.external_id = mapping.external_id.empty() ? u.subject : first({mapping.external_id});
   return u;
 }
 

@@ -23,6 +23,7 @@ import { api, unique, createOrg, tokenWithScopes } from './management.mjs';
 import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, listenTls, closeAll } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { connect, withAuth } from './sdk-client.mjs';
+import { scim, patch, USER } from './scim.mjs';
 import { ChromiumProvider } from './chromium-signin.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
@@ -128,8 +129,8 @@ async function startCraftedIdp() {
 
 async function craftIdToken(pending) {
   const now = Math.floor(Date.now() / 1000);
-  const claims = { iss: fake.issuer, aud: fake.clientId, sub: `sub-${pending.email}`, email: pending.email, email_verified: true,
-    nonce: pending.nonce, iat: now, exp: now + 300 };
+  const claims = { iss: fake.issuer, aud: fake.clientId, sub: pending.sub ?? `sub-${pending.email}`, email: pending.email, email_verified: true,
+    nonce: pending.nonce, iat: now, exp: now + 300, ...pending.claims };
   let key = fake.keyA.privateKey;
   let kid = 'a';
   switch (fake.mode) {
@@ -451,4 +452,67 @@ test('state bound to the browser, single use; an address outside the verified do
   const inactive = new Browser();
   assert.equal((await inactive.request(await toCraftedIdp(inactive, gone.json.email))).status, 403);
   await failureEvent(org.id, 'user_inactive');
+});
+
+test('a SCIM user is matched by externalId (the subject, or the mapped claim), never duplicated; SCIM deactivation refuses', async () => {
+  const { org, domain } = await orgWithDomain();
+  const connection = await activeOidcConnection(org.id, fake.issuer, fake.clientId, fake.secret);
+  const dir = await api('POST', `/api/v1/organizations/${org.id}/directories`, { json: { name: 'Okta' } });
+  assert.equal(dir.status, 201, dir.text);
+  const token = dir.json.token;
+  // Provisioned without an address (userName is no e-mail): only the externalId can find them.
+  const provision = async (externalId) => {
+    const r = await scim(token, 'POST', '/Users', { json: { schemas: [USER], userName: `jd-${unique()}`, externalId, name: { givenName: 'Jo' } } });
+    assert.equal(r.status, 201, r.text);
+    return r.json;
+  };
+  const sessionsOf = (id) => Number(dbQuery(`SELECT COUNT(*) FROM browser_sessions WHERE user_id = '${id}'`)[0][0]);
+  const usersWith = (email) => Number(dbQuery(`SELECT COUNT(*) FROM users WHERE email = '${email}'`)[0][0]);
+  // The IdP's answer for a sign-in with this subject and claims.
+  const signIn = async (email, sub, claims = {}) => {
+    const browser = new Browser();
+    const url = await toCraftedIdp(browser, email);
+    Object.assign([...fake.codes.values()].at(-1), { sub, claims });
+    return { browser, r: await browser.request(url) };
+  };
+  fake.mode = 'good';
+
+  // The subject equals the SCIM user's externalId: that user signs in, whatever the address.
+  const bySubject = await provision(`00u${unique()}`);
+  const email = `jo.${unique()}@${domain}`;
+  const first = await signIn(email, bySubject.externalId);
+  assert.equal(first.r.status, 303, first.r.html.slice(0, 500));
+  assert.ok(hasSession(first.browser));
+  assert.equal(sessionsOf(bySubject.id), 1, 'signed in as the SCIM user');
+  assert.equal(usersWith(email), 0, 'no duplicate user made from the address');
+  const member = (await api('GET', `/api/v1/users/${bySubject.id}`)).json.memberships.find((m) => m.organization_id === org.id);
+  assert.equal(member.provisioned_by, 'scim');
+  assert.equal(member.status, 'active');
+  // A subject no SCIM user carries falls back to the address (a new user, as before).
+  const other = await signIn(`new.${unique()}@${domain}`, `00u${unique()}`);
+  assert.equal(other.r.status, 303, other.r.html.slice(0, 500));
+  assert.equal(sessionsOf(bySubject.id), 1);
+
+  // With attribute_mapping.external_id, the named claim is matched instead of the subject.
+  const mapped = await api('PATCH', `/api/v1/organizations/${org.id}/connections/${connection.id}`, { json: { attribute_mapping: { external_id: 'oid' } } });
+  assert.equal(mapped.status, 200, mapped.text);
+  assert.equal(mapped.json.attribute_mapping.external_id, 'oid');
+  const byClaim = await provision(randomBytes(16).toString('hex'));
+  const viaClaim = await signIn(`oid.${unique()}@${domain}`, `pairwise-${unique()}`, { oid: byClaim.externalId });
+  assert.equal(viaClaim.r.status, 303, viaClaim.r.html.slice(0, 500));
+  assert.equal(sessionsOf(byClaim.id), 1);
+  // The subject alone no longer matches once a claim is mapped.
+  const notSubject = await signIn(`sub.${unique()}@${domain}`, byClaim.externalId);
+  assert.equal(notSubject.r.status, 303);
+  assert.equal(sessionsOf(byClaim.id), 1);
+
+  // Deactivated by the directory: refused, with no session and no new user.
+  const off = await scim(token, 'PATCH', `/Users/${byClaim.id}`, { json: patch({ op: 'replace', path: 'active', value: false }) });
+  assert.equal(off.status, 200, off.text);
+  const refusedEmail = `off.${unique()}@${domain}`;
+  const refused = await signIn(refusedEmail, `pairwise-${unique()}`, { oid: byClaim.externalId });
+  assert.equal(refused.r.status, 403, refused.r.html.slice(0, 500));
+  assert.ok(!hasSession(refused.browser));
+  assert.equal(usersWith(refusedEmail), 0);
+  await failureEvent(org.id, 'membership_inactive');
 });

@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(oidc_connections_need_issuer_client_and_secret) {
 }
 
 BOOST_AUTO_TEST_CASE(claims_through_the_mapping_and_email_verified) {
-  AttributeMapping m{"upn", "given_name", "family_name"};
+  AttributeMapping m{"upn", "given_name", "family_name", ""};
   AssertedUser u = user_from_claims(parse(R"({"sub":"1","upn":"ada@acme.com","email":"x@y.com",
       "given_name":"Ada"})"),
                                     m);
