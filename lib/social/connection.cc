@@ -16,12 +16,18 @@ using sso::fields::text;
 
 constexpr size_t kMaxName = 200;
 
-const std::set<std::string, std::less<>> kFields = {"provider",        "name",
-                                                    "enabled",         "client_id",
-                                                    "client_secret",   "scopes",
-                                                    "issuer",          "authorization_endpoint",
-                                                    "token_endpoint",  "userinfo_endpoint",
-                                                    "emails_endpoint", "claim_mapping",
+const std::set<std::string, std::less<>> kFields = {"provider",
+                                                    "name",
+                                                    "enabled",
+                                                    "client_id",
+                                                    "client_secret",
+                                                    "scopes",
+                                                    "issuer",
+                                                    "authorization_endpoint",
+                                                    "token_endpoint",
+                                                    "userinfo_endpoint",
+                                                    "emails_endpoint",
+                                                    "claim_mapping",
                                                     "token_endpoint_auth_method"};
 // Read-only members a GET body carries: ignored, so a GET body can be sent back.
 const std::set<std::string, std::less<>> kReadOnly = {"id", "client_secret_set", "redirect_uri",
