@@ -11,7 +11,7 @@ include(GNUInstallDirs)
 # `cpack` installs what the install rules name, not every target (tests, benchmarks).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
-set(PORTCULLIS_POOLS wellknown oauth api scim demo-mcp)
+set(PORTCULLIS_POOLS wellknown oauth api scim sso admin demo-mcp)
 install(TARGETS portcullis RUNTIME DESTINATION bin COMPONENT portcullis)
 foreach(pool IN LISTS PORTCULLIS_POOLS)
   install(TARGETS portcullis-${pool} RUNTIME DESTINATION lib/portcullis COMPONENT portcullis)
