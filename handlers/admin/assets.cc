@@ -46,6 +46,7 @@ a{color:var(--accent)}
 .muted{color:var(--muted)}
 .panel{background:var(--card);border:1px solid var(--border);border-radius:12px;padding:1rem;
 margin:0 0 1rem}
+.panel>h2:first-child{margin-top:0}
 .grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr))}
 .table-wrap{overflow-x:auto;background:var(--card);border:1px solid var(--border);
 border-radius:12px;margin:0 0 1rem}

@@ -1,5 +1,7 @@
 #include "listing.h"
 
+#include <tuple>
+
 namespace portcullis::admin_worker {
 
 Result<paging::PageRequest> page_request(const Admin& admin, const paging::TokenCodec& codec,
@@ -17,25 +19,19 @@ Result<pages::Html> pager(const std::string& path, const std::string& query,
                           size_t shown, int64_t total, const std::string& noun,
                           const std::string& prefix) {
   pages::Html links;
-  if (!prev_token.empty()) {
+  for (const auto& [token, rel, label] : {std::tuple{prev_token, "prev", "Previous page"},
+                                          std::tuple{next_token, "next", "Next page"}}) {
+    if (token.empty()) continue;
     PORTCULLIS_ASSIGN_OR_RETURN(
-        pages::Html prev,
-        html(R"(<a href="/{{path}}?{{query}}{{param}}={{token}}" rel="prev">Previous page</a>)",
+        pages::Html a,
+        html(R"(<a href="/{{path}}?{{query}}{{param}}={{token}}" rel="{{rel}}">{{label}}</a>)",
              {{"path", path},
               {"query", query},
               {"param", prefix + "page_token"},
-              {"token", http::url_encode(prev_token)}}));
-    links += prev;
-  }
-  if (!next_token.empty()) {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        pages::Html next,
-        html(R"(<a href="/{{path}}?{{query}}{{param}}={{token}}" rel="next">Next page</a>)",
-             {{"path", path},
-              {"query", query},
-              {"param", prefix + "page_token"},
-              {"token", http::url_encode(next_token)}}));
-    links += next;
+              {"token", http::url_encode(token)},
+              {"rel", rel},
+              {"label", label}}));
+    links += a;
   }
   return html(R"(<p class="pager"><span>{{shown}} shown of {{total}} {{noun}}</span>{{links}}</p>)",
               {{"shown", std::to_string(shown)},

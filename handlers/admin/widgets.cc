@@ -108,7 +108,8 @@ Result<pages::Html> table(const std::string& caption, const std::vector<std::str
     PORTCULLIS_ASSIGN_OR_RETURN(pages::Html th, html(R"(<th scope="col">{{h}}</th>)", {{"h", h}}));
     head += th;
   }
-  return html(R"(<div class="table-wrap"><table>
+  // A table wider than the screen scrolls in its box, which keyboard users reach by Tab.
+  return html(R"(<div class="table-wrap" tabindex="0" role="region" aria-label="{{caption}}"><table>
 <caption>{{caption}}</caption>
 <thead><tr>{{head}}</tr></thead>
 <tbody>{{rows}}</tbody>
