@@ -55,6 +55,21 @@ Result<AccessToken> mint_for_grant(server::Services& services, const Resource& r
   return mint_access_token(services.keys, request, now);
 }
 
+// The resource a token is minted for, as the joined read gave it, and the request's RFC 8707
+// `resource` parameter (when sent) checked against it.
+Result<Resource> token_resource(const GrantResource& granted, const http::Form& form,
+                                const char* mismatch) {
+  Resource resource;
+  resource.id = granted.id;
+  resource.server_url = granted.server_url;
+  resource.access_token_ttl_seconds = granted.access_token_ttl_seconds;
+  if (auto indicator = form.get("resource");
+      indicator && !resource_indicator_matches(resource, *indicator)) {
+    return Status::invalid_argument(mismatch).with_reason("invalid_target");
+  }
+  return resource;
+}
+
 events::Event token_event(server::Context& ctx, const events::EventType& type, const Grant& grant) {
   events::Event e = ctx.event(type);
   e.user_id = grant.user_id;
@@ -140,15 +155,9 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   }
   PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(b.dpop_jkt, dpop_jkt, "the code"));
   if (!stored->resource) return Status::not_found("the resource no longer exists");
-  Resource resource;
-  resource.id = stored->resource->id;
-  resource.server_url = stored->resource->server_url;
-  resource.access_token_ttl_seconds = stored->resource->access_token_ttl_seconds;
-  if (auto indicator = form.get("resource");
-      indicator && !resource_indicator_matches(resource, *indicator)) {
-    return Status::invalid_argument("resource differs from the authorization request's")
-        .with_reason("invalid_target");
-  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      const Resource resource,
+      token_resource(*stored->resource, form, "resource differs from the authorization request's"));
   if (!stored->user_active) return invalid_grant("the user no longer exists");
   if (!*stored->user_active) return invalid_grant("the user is deactivated");
 
@@ -236,15 +245,9 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   if (!presented->user_active) return invalid_grant("the user no longer exists");
   if (!*presented->user_active) return invalid_grant("the user is deactivated");
   if (!presented->resource) return invalid_grant("the resource no longer exists");
-  Resource resource;
-  resource.id = presented->resource->id;
-  resource.server_url = presented->resource->server_url;
-  resource.access_token_ttl_seconds = presented->resource->access_token_ttl_seconds;
-  if (auto indicator = form.get("resource");
-      indicator && !resource_indicator_matches(resource, *indicator)) {
-    return Status::invalid_argument("resource differs from the grant's")
-        .with_reason("invalid_target");
-  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      const Resource resource,
+      token_resource(*presented->resource, form, "resource differs from the grant's"));
   std::set<std::string> granted = format::scope_set(grant.scope);
   std::set<std::string> scopes = granted;
   if (auto requested = form.get("scope"); requested && !requested->empty()) {
