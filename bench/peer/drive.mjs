@@ -40,13 +40,18 @@ function processTable() {
   }
   return table;
 }
-function cpuSeconds(roots) {
-  const table = processTable();
+// The processes of these roots and of all their descendants.
+function processTree(roots, table = processTable()) {
   const tree = new Set(roots);
   for (let grew = true; grew;) {
     grew = false;
     for (const p of table) if (!tree.has(p.pid) && tree.has(p.ppid)) { tree.add(p.pid); grew = true; }
   }
+  return tree;
+}
+function cpuSeconds(roots) {
+  const table = processTable();
+  const tree = processTree(roots, table);
   return table.filter((p) => tree.has(p.pid)).reduce((s, p) => s + p.ticks, 0) / ticksPerSecond;
 }
 // Client round trips to MariaDB (every statement, prepared executions included) and statement
@@ -216,6 +221,26 @@ function run(name, figure, { rate, seconds = duration } = {}) {
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+// ---- profiles (bench/compare --profile): Portcullis only, `perf record` during one run ----
+if (env.COMPARE_PROFILE_DIR) {
+  await signIn('portcullis');
+  const { spawn } = await import('node:child_process');
+  const side = sides.portcullis;
+  for (const figure of figures) {
+    if (figure === 'refresh') side.pool = await chains('portcullis', connections * 3);
+    await run('portcullis', figure, { seconds: 1 });
+    const tree = processTree([...side.pids, ...dbPids]);
+    const perf = spawn('perf', ['record', '-q', '-g', '-F', '499', '-o', `${env.COMPARE_PROFILE_DIR}/${figure}.data`,
+      '-p', [...tree].join(','), '--', 'sleep', String(duration)], { stdio: 'inherit' });
+    const done = new Promise((resolve) => perf.on('exit', resolve));
+    const r = await run('portcullis', figure);
+    await done;
+    console.error(`[compare] profiled ${figure}: ${r.rate.toFixed(0)}/s, p99 ${r.p99} ms, errors ${r.errors} (load ${load()})`);
+    console.log(`${figure}\t${r.rate.toFixed(0)}\t${r.ok}\t${r.questions}\t${load()}`);
+  }
+  process.exit(0);
+}
 
 // ---- the comparison ----
 const loadBefore = load();
