@@ -84,7 +84,7 @@ Result<SignedIn> redeem(store::Db& db, const config::Config& config, const http:
   SignedIn out;
   PORTCULLIS_RETURN_IF_ERROR(db.transaction([&]() -> Status {
     oauth::CodeStore codes(db);
-    auto stored = codes.lock(code);
+    auto stored = codes.find(code);
     if (!stored) {
       if (stored.status().code() == Code::kNotFound) return refused("unknown sign-in code");
       return stored.status();
@@ -98,9 +98,12 @@ Result<SignedIn> redeem(store::Db& db, const config::Config& config, const http:
     if (!oauth::verifier_matches_challenge(verifier, b.code_challenge)) {
       return refused("the code was issued to another sign-in (PKCE)");
     }
+    // Single use: of two callbacks racing with one code, only one claims it.
+    PORTCULLIS_ASSIGN_OR_RETURN(bool claimed, codes.claim(code, "", now));
+    if (!claimed) return refused("the sign-in code was used already");
     out.user_id = b.user_id;
     out.auth_time = b.auth_time;
-    return codes.mark_used(code, "", now);
+    return Status::ok();
   }));
   out.next = safe_next(next ? *next : "/admin");
   return out;
