@@ -11,10 +11,15 @@ include(GNUInstallDirs)
 # `cpack` installs what the install rules name, not every target (tests, benchmarks).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
-set(PORTCULLIS_POOLS wellknown oauth api scim demo-mcp)
+# Every binary a unit of systemd/ starts: the FastCGI pools and the webhook delivery process.
+set(PORTCULLIS_POOLS wellknown oauth api scim sso webhooks demo-mcp)
 install(TARGETS portcullis RUNTIME DESTINATION bin COMPONENT portcullis)
+# `cmake --build … --target portcullis-package-binaries` builds exactly what the package holds
+# (scripts/package), without the tests and benchmarks.
+add_custom_target(portcullis-package-binaries DEPENDS portcullis)
 foreach(pool IN LISTS PORTCULLIS_POOLS)
   install(TARGETS portcullis-${pool} RUNTIME DESTINATION lib/portcullis COMPONENT portcullis)
+  add_dependencies(portcullis-package-binaries portcullis-${pool})
 endforeach()
 
 # The units name /usr/local (the by-hand install of docs/operations.md §1); the package puts
