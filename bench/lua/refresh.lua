@@ -2,7 +2,14 @@
 -- thread keeps a queue of live tokens: a response puts its new token back, a request takes one.
 -- Tokens "brt-<suffix>-<run>-<n>" are seeded (one set per run: a finished run leaves its chains rotated);
 -- thread k starts with every token n where n % threads == k - 1.
+-- BENCH_DELAY_MS paces each connection (bench/soak runs below the peak rate with it).
 local counter = 0
+local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+if delay_ms > 0 then
+  function delay()
+    return delay_ms
+  end
+end
 
 function setup(thread)
   counter = counter + 1

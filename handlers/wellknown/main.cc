@@ -1,9 +1,12 @@
 // portcullis-wellknown: discovery documents, the JWKS, and health checks. Everything here is
 // public, cacheable by design and read-only.
-#include "clients/resources.h"
+#include <optional>
+
 #include "core/time.h"
+#include "discovery/documents.h"
 #include "discovery/metadata.h"
 #include "format/json.h"
+#include "http/document.h"
 #include "metrics/route.h"
 #include "server/worker_main.h"
 #include "validator.h"
@@ -36,20 +39,37 @@ Result<http::Response> readyz(Context& ctx) {
   return r;
 }
 
+// The documents of this worker (install_routes runs after the fork): rendered once per change
+// and served from memory with an ETag (http/document.h).
+struct Documents {
+  http::DocumentMemo jwks;
+  std::optional<http::Document> environment;
+  discovery::ResourceDocuments resources;
+};
+Documents& documents() {
+  static Documents d;
+  return d;
+}
+
 Result<http::Response> jwks(Context& ctx) {
   int64_t now = unix_now();
   Status refreshed = ctx.services.keys.refresh_if_stale(now);
   if (!ctx.services.keys.loaded()) return refreshed;
-  http::Response r =
-      http::Response::text(200, ctx.services.keys.jwks_json(now), "application/jwk-set+json");
   // Bounded by the pre-publication window (config), so a cached set always holds the signer.
-  r.set_header("Cache-Control",
-               "public, max-age=" + std::to_string(ctx.services.config.jwks_max_age_seconds));
-  return r;
+  return http::serve_document(
+      ctx.request,
+      documents().jwks.get(ctx.services.keys.jwks_json(now), "application/jwk-set+json"),
+      "public, max-age=" + std::to_string(ctx.services.config.jwks_max_age_seconds));
 }
 
+// From config only: the same for the life of the process.
 Result<http::Response> environment_metadata(Context& ctx) {
-  return http::Response::json(200, discovery::environment_metadata(ctx.services.config));
+  std::optional<http::Document>& document = documents().environment;
+  if (!document) {
+    document = http::make_document(
+        json::write(discovery::environment_metadata(ctx.services.config)), "application/json");
+  }
+  return http::serve_document(ctx.request, *document, "public, max-age=300");
 }
 
 // OpenID Connect Discovery 1.0 §3 requires authorization_endpoint, which the environment
@@ -65,13 +85,14 @@ Result<http::Response> environment_openid(Context&) {
 // The four URLs of contract §1 serve one document per resource: RFC 8414's path insertion and
 // the appended form some clients use, each in its OAuth and its OpenID flavour.
 Result<http::Response> resource_document(Context& ctx, bool openid) {
-  oauth::ResourceStore resources(ctx.services.db);
-  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource,
-                              resources.get(ctx.request.path_param("resource_id")));
-  const config::Config& config = ctx.services.config;
-  return http::Response::json(200, openid
-                                       ? discovery::resource_openid_configuration(config, resource)
-                                       : discovery::resource_metadata(config, resource));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      const discovery::ResourceDocuments::Entry* entry,
+      documents().resources.get(ctx.services.db, ctx.services.config,
+                                ctx.request.path_param("resource_id"), monotonic_ms()));
+  // no-cache: a cache may keep it, but asks again (If-None-Match, a 304) before each use, so a
+  // changed resource shows as soon as the worker has re-read it (at most a second).
+  return http::serve_document(ctx.request, openid ? entry->openid : entry->oauth,
+                              "public, no-cache");
 }
 
 Result<http::Response> resource_metadata(Context& ctx) {

@@ -7,7 +7,9 @@
 #include "clients/resources.h"
 #include "core/time.h"
 #include "discovery/metadata.h"
+#include "format/json.h"
 #include "format/scope_list.h"
+#include "http/document.h"
 #include "log/log.h"
 #include "validation/challenge.h"
 #include "validation/deny_list.h"
@@ -38,6 +40,7 @@ struct ProtectedResource {
   std::shared_ptr<validation::Verifier> verifier;
   validation::TokenCache cache;
   std::string metadata_url;
+  http::Document metadata;  // RFC 9728, rendered when the row is (re-)read
   int64_t loaded_at = 0;
 };
 
@@ -68,6 +71,14 @@ class Validator {
   std::string scopes_joined_;
 };
 
+void render_metadata(Context& ctx, ProtectedResource& target) {
+  std::string body =
+      json::write(discovery::protected_resource_metadata(ctx.services.config, target.resource));
+  if (body != target.metadata.body) {
+    target.metadata = http::make_document(std::move(body), "application/json");
+  }
+}
+
 Result<ProtectedResource*> Validator::resource_for(Context& ctx, int64_t now) {
   const std::string_view id = gateway_param(ctx.request, "PORTCULLIS_RESOURCE_ID");
   if (id.empty()) {
@@ -90,6 +101,7 @@ Result<ProtectedResource*> Validator::resource_for(Context& ctx, int64_t now) {
   }
   if (it != resources_.end() && it->second->resource.server_url == loaded->server_url) {
     it->second->resource = std::move(loaded).value();
+    render_metadata(ctx, *it->second);
     it->second->loaded_at = now;
     return it->second.get();
   }
@@ -101,6 +113,7 @@ Result<ProtectedResource*> Validator::resource_for(Context& ctx, int64_t now) {
                               validation::Verifier::create(config, keys_, proofs_));
   entry->metadata_url = validation::protected_resource_metadata_url(loaded->server_url);
   entry->resource = std::move(loaded).value();
+  render_metadata(ctx, *entry);
   entry->loaded_at = now;
   ProtectedResource* raw = entry.get();
   resources_.insert_or_assign(std::string(id), std::move(entry));
@@ -184,10 +197,7 @@ Result<http::Response> Validator::validate(Context& ctx) {
 
 Result<http::Response> Validator::metadata(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(ProtectedResource * target, resource_for(ctx, unix_now()));
-  http::Response r = http::Response::json(
-      200, discovery::protected_resource_metadata(ctx.services.config, target->resource));
-  r.set_header("Cache-Control", "public, max-age=300");
-  return r;
+  return http::serve_document(ctx.request, target->metadata, "public, max-age=300");
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 
 #include "clients/clients.h"
 #include "clients/resources.h"
+#include "core/ids.h"
 #include "core/telemetry.h"
 #include "format/scope_list.h"
-#include "identity/user_store.h"
 #include "oauth/pkce.h"
 #include "tokens/codes.h"
 #include "tokens/grants.h"
@@ -55,15 +55,19 @@ Result<AccessToken> mint_for_grant(server::Services& services, const Resource& r
   return mint_access_token(services.keys, request, now);
 }
 
-Status user_can_hold_tokens(server::Services& services, const std::string& user_id) {
-  identity::UserStore users(services.db);
-  auto user = users.get(user_id);
-  if (!user) {
-    if (user.status().code() == Code::kNotFound) return invalid_grant("the user no longer exists");
-    return user.status();
+// The resource a token is minted for, as the joined read gave it, and the request's RFC 8707
+// `resource` parameter (when sent) checked against it.
+Result<Resource> token_resource(const GrantResource& granted, const http::Form& form,
+                                const char* mismatch) {
+  Resource resource;
+  resource.id = granted.id;
+  resource.server_url = granted.server_url;
+  resource.access_token_ttl_seconds = granted.access_token_ttl_seconds;
+  if (auto indicator = form.get("resource");
+      indicator && !resource_indicator_matches(resource, *indicator)) {
+    return Status::invalid_argument(mismatch).with_reason("invalid_target");
   }
-  if (!user->active) return invalid_grant("the user is deactivated");
-  return Status::ok();
+  return resource;
 }
 
 events::Event token_event(server::Context& ctx, const events::EventType& type, const Grant& grant) {
@@ -113,60 +117,72 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   server::Services& services = ctx.services;
   CodeStore codes(services.db);
   GrantStore grants(services.db);
-  ResourceStore resources(services.db);
 
-  UserTokens out;
+  // Round trips: one read (the code, its user's state and its resource), then one transaction
+  // of three statements (the grant, the claim of the code, the refresh token); the access
+  // token is signed before it, so no row stays locked across the signature.
+  auto replay = [&](const std::string& grant_id) -> Status {
+    // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
+    if (!grant_id.empty()) {
+      PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant_id, "code_replay", now));
+      telemetry::count(telemetry::Counter::kCodeReplayDetected);
+      events::Event e = ctx.event(events::type::kTokenRevoked);
+      e.client_id = client.client_id;
+      e.data["grant_id"] = grant_id;
+      e.data["reason"] = "code_replay";
+      ctx.events.add(std::move(e));
+    }
+    return invalid_grant("the code was already used; tokens issued from it are revoked");
+  };
+  auto stored = codes.find(code);
+  if (!stored) {
+    if (stored.status().code() == Code::kNotFound) return invalid_grant("unknown code");
+    return stored.status();
+  }
+  const CodeBinding& b = stored->binding;
+  if (stored->used_at) return replay(stored->grant_id);
+  if (stored->expires_at <= now) return invalid_grant("the code has expired");
+  if (b.client_id != client.client_id)
+    return invalid_grant("the code was issued to another client");
+  if (auto redirect = form.get("redirect_uri")) {
+    if (*redirect != b.redirect_uri)
+      return invalid_grant("redirect_uri differs from the authorization request's");
+  } else if (client.redirect_uris.size() != 1) {
+    return invalid_request("redirect_uri is required");
+  }
+  if (!verifier_matches_challenge(verifier, b.code_challenge)) {
+    return invalid_grant("code_verifier does not match the code_challenge");
+  }
+  PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(b.dpop_jkt, dpop_jkt, "the code"));
+  if (!stored->resource) return Status::not_found("the resource no longer exists");
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      const Resource resource,
+      token_resource(*stored->resource, form, "resource differs from the authorization request's"));
+  if (!stored->user_active) return invalid_grant("the user no longer exists");
+  if (!*stored->user_active) return invalid_grant("the user is deactivated");
+
   Grant grant;
-  std::optional<std::string> replayed_grant;
+  grant.user_id = b.user_id;
+  grant.client_id = b.client_id;
+  grant.resource_id = b.resource_id;
+  grant.scope = b.scope;
+  grant.auth_time = b.auth_time;
+  grant.organization_id = b.organization_id;
+  grant.absolute_expires_at = now + services.config.refresh_token_absolute_seconds;
+  grant.dpop_jkt = refresh_binding(client, dpop_jkt);
+  grant.id = new_id("grt_");  // named by the access token, signed before the transaction
+  UserTokens out;
+  PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
+                              mint_for_grant(services, resource, grant, b.scope, now, dpop_jkt));
+  bool lost = false;
   Status st = services.db.transaction([&]() -> Status {
-    replayed_grant.reset();
-    auto stored = codes.lock(code);
-    if (!stored) {
-      if (stored.status().code() == Code::kNotFound) return invalid_grant("unknown code");
-      return stored.status();
-    }
-    const CodeBinding& b = stored->binding;
-    if (stored->used_at) {
-      // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
-      if (!stored->grant_id.empty()) {
-        PORTCULLIS_RETURN_IF_ERROR(grants.revoke(stored->grant_id, "code_replay", now));
-        replayed_grant = stored->grant_id;
-      }
-      return Status::ok();
-    }
-    if (stored->expires_at <= now) return invalid_grant("the code has expired");
-    if (b.client_id != client.client_id)
-      return invalid_grant("the code was issued to another client");
-    if (auto redirect = form.get("redirect_uri")) {
-      if (*redirect != b.redirect_uri)
-        return invalid_grant("redirect_uri differs from the authorization request's");
-    } else if (client.redirect_uris.size() != 1) {
-      return invalid_request("redirect_uri is required");
-    }
-    if (!verifier_matches_challenge(verifier, b.code_challenge)) {
-      return invalid_grant("code_verifier does not match the code_challenge");
-    }
-    PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(b.dpop_jkt, dpop_jkt, "the code"));
-    PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(b.resource_id));
-    if (auto indicator = form.get("resource");
-        indicator && !resource_indicator_matches(resource, *indicator)) {
-      return Status::invalid_argument("resource differs from the authorization request's")
-          .with_reason("invalid_target");
-    }
-    PORTCULLIS_RETURN_IF_ERROR(user_can_hold_tokens(services, b.user_id));
-    grant = Grant{};
-    grant.user_id = b.user_id;
-    grant.client_id = b.client_id;
-    grant.resource_id = b.resource_id;
-    grant.scope = b.scope;
-    grant.auth_time = b.auth_time;
-    grant.organization_id = b.organization_id;
-    grant.absolute_expires_at = now + services.config.refresh_token_absolute_seconds;
-    grant.dpop_jkt = refresh_binding(client, dpop_jkt);
+    lost = false;
     PORTCULLIS_RETURN_IF_ERROR(grants.create(grant));
-    PORTCULLIS_RETURN_IF_ERROR(codes.mark_used(code, grant.id, now));
-    PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
-                                mint_for_grant(services, resource, grant, b.scope, now, dpop_jkt));
+    PORTCULLIS_ASSIGN_OR_RETURN(bool claimed, codes.claim(code, grant.id, now));
+    if (!claimed) {
+      lost = true;  // another exchange of this code committed first: undo ours
+      return Status::failed_precondition("the code was used meanwhile");
+    }
     out.refresh_token.reset();
     if (client.allows_grant("refresh_token")) {
       PORTCULLIS_ASSIGN_OR_RETURN(
@@ -176,16 +192,11 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
     }
     return Status::ok();
   });
-  if (!st.is_ok()) return st;
-  if (replayed_grant) {
-    telemetry::count(telemetry::Counter::kCodeReplayDetected);
-    events::Event e = ctx.event(events::type::kTokenRevoked);
-    e.client_id = client.client_id;
-    e.data["grant_id"] = *replayed_grant;
-    e.data["reason"] = "code_replay";
-    ctx.events.add(std::move(e));
-    return invalid_grant("the code was already used; tokens issued from it are revoked");
+  if (lost) {
+    auto winner = codes.find(code);
+    return replay(winner ? winner->grant_id : std::string());
   }
+  if (!st.is_ok()) return st;
   out.scope = grant.scope;
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
@@ -234,15 +245,9 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   if (!presented->user_active) return invalid_grant("the user no longer exists");
   if (!*presented->user_active) return invalid_grant("the user is deactivated");
   if (!presented->resource) return invalid_grant("the resource no longer exists");
-  Resource resource;
-  resource.id = presented->resource->id;
-  resource.server_url = presented->resource->server_url;
-  resource.access_token_ttl_seconds = presented->resource->access_token_ttl_seconds;
-  if (auto indicator = form.get("resource");
-      indicator && !resource_indicator_matches(resource, *indicator)) {
-    return Status::invalid_argument("resource differs from the grant's")
-        .with_reason("invalid_target");
-  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      const Resource resource,
+      token_resource(*presented->resource, form, "resource differs from the grant's"));
   std::set<std::string> granted = format::scope_set(grant.scope);
   std::set<std::string> scopes = granted;
   if (auto requested = form.get("scope"); requested && !requested->empty()) {

@@ -28,13 +28,14 @@ Result<std::string> CodeStore::issue(const CodeBinding& b, int64_t now) {
   return code;
 }
 
-Result<StoredCode> CodeStore::lock(const std::string& code) {
+Result<StoredCode> CodeStore::find(const std::string& code) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
-      db_.query("SELECT login_request_id, client_id, resource_id, redirect_uri, code_challenge, "
-                "scope, user_id, auth_time, organization_id, nonce, expires_at, used_at, grant_id, "
-                "dpop_jkt "
-                "FROM authorization_codes WHERE code_hash = ? FOR UPDATE",
+      db_.query("SELECT c.login_request_id, c.client_id, c.resource_id, c.redirect_uri, "
+                "c.code_challenge, c.scope, c.user_id, c.auth_time, c.organization_id, c.nonce, "
+                "c.expires_at, c.used_at, c.grant_id, c.dpop_jkt, u.active, r.id, r.server_url, "
+                "r.access_token_ttl_seconds FROM authorization_codes c LEFT JOIN users u ON u.id "
+                "= c.user_id LEFT JOIN resources r ON r.id = c.resource_id WHERE c.code_hash = ?",
                 {crypto::sha256(code)}));
   if (rows.empty()) return Status::not_found("unknown authorization code");
   const store::Row& r = rows[0];
@@ -44,14 +45,20 @@ Result<StoredCode> CodeStore::lock(const std::string& code) {
   out.expires_at = r.i64(10);
   if (!r.is_null(11)) out.used_at = r.i64(11);
   out.grant_id = r.str(12);
+  if (!r.is_null(14)) out.user_active = r.boolean(14);
+  if (!r.is_null(15)) {
+    out.resource = GrantResource{r.str(15), r.str(16), static_cast<int>(r.i64(17))};
+  }
   return out;
 }
 
-Status CodeStore::mark_used(const std::string& code, const std::string& grant_id, int64_t now) {
-  return db_
-      .execute("UPDATE authorization_codes SET used_at = ?, grant_id = ? WHERE code_hash = ?",
-               {now, grant_id, crypto::sha256(code)})
-      .status();
+Result<bool> CodeStore::claim(const std::string& code, const std::string& grant_id, int64_t now) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      uint64_t changed,
+      db_.execute("UPDATE authorization_codes SET used_at = ?, grant_id = ? WHERE code_hash = ? "
+                  "AND used_at IS NULL",
+                  {now, grant_id, crypto::sha256(code)}));
+  return changed == 1;
 }
 
 Status CodeStore::prune(int64_t now) {

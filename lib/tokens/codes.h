@@ -8,6 +8,7 @@
 
 #include "core/status.h"
 #include "store/db.h"
+#include "tokens/grants.h"
 
 namespace portcullis::oauth {
 
@@ -32,6 +33,10 @@ struct StoredCode {
   int64_t expires_at = 0;
   std::optional<int64_t> used_at;
   std::string grant_id;  // the grant its first use created (to revoke on replay)
+  // Read in the same statement, for the exchange: the user's `active` (nullopt: the user is
+  // gone) and the resource (nullopt: it is gone).
+  std::optional<bool> user_active;
+  std::optional<GrantResource> resource;
 };
 
 class CodeStore {
@@ -40,10 +45,13 @@ class CodeStore {
 
   // Returns the code to hand to the client.
   Result<std::string> issue(const CodeBinding& binding, int64_t now);
-  // The stored code, locked for the rest of the caller's transaction. NotFound when unknown.
-  // REQUIRES: inside Db::transaction.
-  Result<StoredCode> lock(const std::string& code);
-  Status mark_used(const std::string& code, const std::string& grant_id, int64_t now);
+  // The stored code with its user's state and its resource, in one read without a lock (the
+  // exchange's first round trip). NotFound when unknown.
+  Result<StoredCode> find(const std::string& code);
+  // Marks the code used by `grant_id` unless it already is: false when another exchange got
+  // there first (a replay). Inside the exchange's transaction the row stays locked until it ends,
+  // so a concurrent exchange waits here and then finds it used.
+  Result<bool> claim(const std::string& code, const std::string& grant_id, int64_t now);
   Status prune(int64_t now);
 
  private:

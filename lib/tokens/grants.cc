@@ -50,7 +50,7 @@ Result<std::string> insert_refresh_token(store::Db& db, const Grant& grant,
 }  // namespace
 
 Status GrantStore::create(Grant& g) {
-  g.id = new_id("grt_");
+  if (g.id.empty()) g.id = new_id("grt_");
   return db_
       .execute(
           "INSERT INTO grants (id, user_id, client_id, resource_id, scope, auth_time, "

@@ -55,7 +55,7 @@ class GrantStore {
  public:
   explicit GrantStore(store::Db& db) : db_(db) {}
 
-  // Assigns the id.
+  // Assigns the id unless the grant has one already (new_id("grt_")).
   Status create(Grant& grant);
   Result<Grant> get(const std::string& grant_id);
   // A new refresh token for the grant, idle-expiring after `idle_seconds` (never after the

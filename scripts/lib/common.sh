@@ -78,6 +78,9 @@ ensure_packages() {
 BUILD_PACKAGES=(build-essential cmake pkg-config libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev liblasso3-dev
   libssl-dev libboost-test-dev libcurl4-openssl-dev)
 RUNTIME_PACKAGES=(nginx mariadb-server mariadb-client curl jq openssl util-linux procps liblasso3)
+# What bench/ needs besides (never installed for running or testing the service): the load
+# generator of bench/run and bench/oauth-grants, and perf for the profiles of bench/compare.
+BENCH_PACKAGES=(wrk linux-perf)
 
 # pid_alive PIDFILE NAME: true when the pid in PIDFILE is a live process whose command line
 # mentions NAME (so a recycled pid is never taken for ours). Prints the pid.

@@ -216,6 +216,21 @@ test('code exchange: PKCE, binding and replay', async () => {
   assertOAuthError(assert, await exchange(publicClient, 'not-a-code', a.verifier), 400, 'invalid_grant');
 });
 
+test('code exchange: one code presented at once several times wins at most once, and the replay revokes it', async () => {
+  for (let round = 0; round < 3; round++) {
+    const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => exchange(publicClient, a.code, a.verifier)));
+    const won = answers.filter((r) => r.status === 200);
+    assert.ok(won.length <= 1, `${won.length} exchanges of one code succeeded`);
+    for (const r of answers.filter((x) => x.status !== 200)) assertOAuthError(assert, r, 400, 'invalid_grant');
+    // Every answer is in; whatever the winner got is revoked by the replays.
+    for (const w of won) {
+      assert.deepEqual((await introspect(w.json.access_token)).json, { active: false });
+      assertOAuthError(assert, await refresh(publicClient, w.json.refresh_token), 400, 'invalid_grant');
+    }
+  }
+});
+
 test('refresh: rotation, reuse detection revokes the family, scope may only narrow', async () => {
   const a = await authorizeInteractively(publicClient, { scope: 'todo:read todo:write' });
   const t0 = (await exchange(publicClient, a.code, a.verifier)).json;

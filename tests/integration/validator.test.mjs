@@ -139,6 +139,14 @@ test('seed §7: /.well-known/oauth-protected-resource needs no token (both forms
       scopes_supported: ['demo:read', 'demo:write'],
     });
   }
+  // Served as a document: an ETag, and 304 to a client that has it.
+  const first = await fetch(`${nginx.url}/.well-known/oauth-protected-resource${mcpPath}`);
+  const etag = first.headers.get('etag');
+  assert.match(etag ?? '', /^"[A-Za-z0-9_-]{16,}"$/);
+  assert.equal(first.headers.get('cache-control'), 'public, max-age=300');
+  const revalidated = await fetch(`${nginx.url}/.well-known/oauth-protected-resource${mcpPath}`, { headers: { 'if-none-match': etag } });
+  assert.equal(revalidated.status, 304);
+  assert.equal(revalidated.headers.get('etag'), etag);
   // The same document the management API generates.
   const api = await http(`/api/v1/resources/${resource.id}/protected-resource-metadata`, { headers: admin });
   assert.equal(api.status, 200);

@@ -1,0 +1,321 @@
+// bench/compare's driver: Portcullis and the peer (server.mjs) measured side by side with
+// autocannon, the two sides alternating round by round so that the machine's noise falls on
+// both. Prints the table of bench/README.md ("Side by side with oidc-provider").
+//
+// Environment (bench/compare sets all of it): PORTCULLIS_TEST_ENV (the stack's local.env),
+// PORTCULLIS_VAR_DIR, COMPARE_PEER_URL, COMPARE_PORTCULLIS_PIDS / COMPARE_PEER_PIDS / COMPARE_DB_PID (root pids whose
+// process trees are each side's server: CPU is read from /proc), COMPARE_CONNECTIONS (64),
+// COMPARE_DURATION (seconds a round, 10), COMPARE_ROUNDS (2), COMPARE_AT80 (1: also a run at
+// 80 % of each side's peak for its p99), COMPARE_SIGN_RATE (openssl speed rsa2048, one core),
+// COMPARE_FIGURES (comma list of refresh,code,jwks,metadata).
+import { readFileSync, readdirSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import autocannon from 'autocannon';
+import { baseUrl, http, managementToken } from '../../tests/integration/harness.mjs';
+import { Browser, completeAuthorization } from '../../tests/integration/browser.mjs';
+
+const env = process.env;
+const connections = Number(env.COMPARE_CONNECTIONS ?? 64);
+const duration = Number(env.COMPARE_DURATION ?? 10);
+const rounds = Number(env.COMPARE_ROUNDS ?? 2);
+const at80 = env.COMPARE_AT80 === '1';
+const signRate = Number(env.COMPARE_SIGN_RATE ?? 0);
+const figures = (env.COMPARE_FIGURES ?? 'refresh,code,jwks,metadata').split(',');
+const redirect = 'http://127.0.0.1:3000/callback';
+const verifier = randomBytes(32).toString('base64url');
+const challenge = createHash('sha256').update(verifier).digest('base64url');
+
+// ---- CPU of process trees, from /proc ----
+const ticksPerSecond = 100;
+function processTable() {
+  const table = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.push({ pid: Number(d), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch { /* gone */ }
+  }
+  return table;
+}
+// The processes of these roots and of all their descendants.
+function processTree(roots, table = processTable()) {
+  const tree = new Set(roots);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of table) if (!tree.has(p.pid) && tree.has(p.ppid)) { tree.add(p.pid); grew = true; }
+  }
+  return tree;
+}
+function cpuSeconds(roots) {
+  const table = processTable();
+  const tree = processTree(roots, table);
+  return table.filter((p) => tree.has(p.pid)).reduce((s, p) => s + p.ticks, 0) / ticksPerSecond;
+}
+// Client round trips to MariaDB (every statement, prepared executions included) and statement
+// preparations, from the server's status counters (the status queries themselves excluded).
+function dbCounters() {
+  if (!env.COMPARE_DB_CNF) return { questions: 0, prepares: 0 };
+  const out = execFileSync('mariadb', [`--defaults-file=${env.COMPARE_DB_CNF}`, '--batch', '--skip-column-names', '-e',
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_stmt_prepare')"], { encoding: 'utf8' });
+  const v = Object.fromEntries(out.trim().split('\n').map((l) => l.split('\t')));
+  return { questions: Number(v.Questions), prepares: Number(v.Com_stmt_prepare) };
+}
+const pids = (v) => (v ?? '').split(/[ ,]+/).filter(Boolean).map(Number);
+const dbPids = pids(env.COMPARE_DB_PID);
+
+// ---- the two sides ----
+// Portcullis: a resource and a public DCR client of it, through the management API and DCR.
+const suffix = randomBytes(4).toString('hex');
+const admin = { authorization: `Bearer ${await managementToken()}` };
+const resourceUrl = `https://bench-compare-${suffix}.test/mcp`;
+const created = await http('/api/v1/resources', {
+  method: 'POST', headers: admin,
+  json: { name: 'bench compare', server_url: resourceUrl, scopes: [{ name: 'bench:read', description: 'Bench' }] },
+});
+if (created.status !== 201) throw new Error(`resource: ${created.status} ${created.text}`);
+const registered = await http(`/resources/${created.json.id}/client_register`, {
+  method: 'POST',
+  json: { client_name: 'bench compare', redirect_uris: [redirect], token_endpoint_auth_method: 'none', client_uri: `https://bench-compare-${suffix}.test` },
+});
+if (registered.status !== 201) throw new Error(`client: ${registered.status} ${registered.text}`);
+const peerUrl = env.COMPARE_PEER_URL;
+const sides = {
+  portcullis: {
+    base: baseUrl,
+    pids: pids(env.COMPARE_PORTCULLIS_PIDS),
+    clientId: registered.json.client_id,
+    authorize: '/oauth/authorize',
+    token: '/oauth/token',
+    jwks: '/keys',
+    metadata: `/.well-known/oauth-authorization-server/resources/${created.json.id}`,
+    resource: resourceUrl,
+    scope: 'bench:read',
+  },
+  peer: {
+    base: peerUrl,
+    pids: pids(env.COMPARE_PEER_PIDS),
+    clientId: 'bench',
+    authorize: '/auth',
+    token: '/token',
+    jwks: '/jwks',
+    metadata: '/.well-known/openid-configuration',
+    resource: 'https://bench.peer.test/mcp',
+    scope: 'bench:read',
+  },
+};
+
+function authorizeUrl(side) {
+  const q = new URLSearchParams({
+    response_type: 'code', client_id: side.clientId, redirect_uri: redirect, scope: side.scope,
+    code_challenge: challenge, code_challenge_method: 'S256', state: 'benchstate', resource: side.resource,
+  });
+  return `${side.base}${side.authorize}?${q}`;
+}
+const codeOf = (location) => new URL(location, redirect).searchParams.get('code');
+const exchangeBody = (side, code) => new URLSearchParams({
+  grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirect,
+  client_id: side.clientId, resource: side.resource,
+}).toString();
+const refreshBody = (side, rt) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rt, client_id: side.clientId }).toString();
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+// Signs in once per side (the cookie every measured authorize request carries) and consents.
+async function signIn(name) {
+  const side = sides[name];
+  const browser = new Browser();
+  let page;
+  if (name === 'portcullis') {
+    page = await completeAuthorization(browser, authorizeUrl(side), `bench-${randomBytes(4).toString('hex')}@example.com`);
+  } else {
+    page = await browser.request(authorizeUrl(side));
+    for (let i = 0; i < 10 && page.location && page.location.startsWith(side.base); i++) page = await browser.request(page.location);
+  }
+  if (!page.location?.startsWith(redirect) || !codeOf(page.location)) throw new Error(`${name}: the sign-in ended at ${page.status} ${page.location ?? page.html.slice(0, 500)}`);
+  side.cookie = browser.cookieHeader();
+  // The signed-in authorize must now answer with a code straight away.
+  const again = await browser.request(authorizeUrl(side));
+  if (!again.location?.startsWith(redirect)) throw new Error(`${name}: a signed-in authorize answered ${again.status} ${again.location ?? again.html.slice(0, 300)}`);
+}
+
+async function exchange(side, code) {
+  const r = await fetch(`${side.base}${side.token}`, { method: 'POST', headers: form, body: exchangeBody(side, code) });
+  const body = await r.json();
+  if (r.status !== 200 || !body.refresh_token) throw new Error(`exchange: ${r.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+// Refresh chains for the refresh figure: real code flows, 16 at a time. A run that stops loses
+// the chains of its requests in flight (rotated by the server, the answer never read), so there
+// are enough for every run of the figure.
+async function chains(name, n) {
+  const side = sides[name];
+  const out = [];
+  const lane = async () => {
+    while (out.length < n) {
+      const r = await fetch(authorizeUrl(side), { headers: { cookie: side.cookie }, redirect: 'manual' });
+      out.push((await exchange(side, codeOf(r.headers.get('location')))).refresh_token);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, lane));
+  return out;
+}
+
+// ---- one autocannon run ----
+function run(name, figure, { rate, seconds = duration } = {}) {
+  const side = sides[name];
+  const url = side.base;
+  const counts = { ok: 0, bad: 0 };
+  let requests;
+  if (figure === 'refresh') {
+    const pool = side.pool;
+    requests = [{
+      method: 'POST', path: side.token, headers: form,
+      setupRequest: (req) => {
+        if (!pool.length) throw new Error(`${name}: no refresh chain left`);
+        return { ...req, body: refreshBody(side, pool.shift()) };
+      },
+      onResponse: (status, body) => {
+        if (status === 200) { counts.ok++; pool.push(JSON.parse(body).refresh_token); } else counts.bad++;
+      },
+    }];
+  } else if (figure === 'code') {
+    requests = [
+      {
+        method: 'GET', path: authorizeUrl(side).slice(url.length), headers: { cookie: side.cookie },
+        onResponse: (status, _body, context, headers) => {
+          const location = headers.location ?? headers.Location;
+          const code = status >= 300 && status < 400 && location ? codeOf(location) : null;
+          if (code) context.code = code; else counts.bad++;
+        },
+      },
+      {
+        method: 'POST', path: side.token, headers: form,
+        setupRequest: (req, context) => (context.code ? { ...req, body: exchangeBody(side, context.code) } : null),
+        onResponse: (status) => { if (status === 200) counts.ok++; else counts.bad++; },
+      },
+    ];
+  } else {
+    requests = [{ method: 'GET', path: side[figure], onResponse: (status) => { if (status === 200) counts.ok++; else counts.bad++; } }];
+  }
+  const cpu0 = cpuSeconds(side.pids);
+  const db0 = cpuSeconds(dbPids);
+  const q0 = dbCounters();
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections, duration: seconds, requests, ...(rate ? { overallRate: rate } : {}) }, (err, result) => {
+      if (err) return reject(err);
+      const cpu = cpuSeconds(side.pids) - cpu0;
+      const db = cpuSeconds(dbPids) - db0;
+      const q1 = dbCounters();
+      const seconds = result.duration;
+      resolve({
+        rate: counts.ok / seconds, p99: result.latency.p99, ok: counts.ok,
+        errors: counts.bad + result.errors + result.timeouts, cpu, db,
+        questions: q1.questions - q0.questions - 1, prepares: q1.prepares - q0.prepares,
+      });
+    });
+  });
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+// ---- profiles (bench/compare --profile): Portcullis only, `perf record` during one run ----
+if (env.COMPARE_PROFILE_DIR) {
+  await signIn('portcullis');
+  const { spawn } = await import('node:child_process');
+  const side = sides.portcullis;
+  for (const figure of figures) {
+    if (figure === 'refresh') side.pool = await chains('portcullis', connections * 3);
+    await run('portcullis', figure, { seconds: 1 });
+    const tree = processTree([...side.pids, ...dbPids]);
+    const perf = spawn('perf', ['record', '-q', '-g', '-F', '499', '-o', `${env.COMPARE_PROFILE_DIR}/${figure}.data`,
+      '-p', [...tree].join(','), '--', 'sleep', String(duration)], { stdio: 'inherit' });
+    const done = new Promise((resolve) => perf.on('exit', resolve));
+    const r = await run('portcullis', figure);
+    await done;
+    console.error(`[compare] profiled ${figure}: ${r.rate.toFixed(0)}/s, p99 ${r.p99} ms, errors ${r.errors} (load ${load()})`);
+    console.log(`${figure}\t${r.rate.toFixed(0)}\t${r.ok}\t${r.questions}\t${load()}`);
+  }
+  process.exit(0);
+}
+
+// ---- the comparison ----
+const loadBefore = load();
+await signIn('portcullis');
+await signIn('peer');
+const results = {};
+for (const figure of figures) {
+  for (const name of Object.keys(sides)) {
+    results[`${figure}/${name}`] = [];
+    if (figure === 'refresh') sides[name].pool = await chains(name, connections * (rounds + 4));
+  }
+  // A short unmeasured run per side first: JIT, connection pools and caches warm on both.
+  for (const name of Object.keys(sides)) await run(name, figure, { seconds: 1 });
+  for (let round = 0; round < rounds; round++) {
+    // Alternate which side goes first, so neither always runs on the warmer machine.
+    const order = round % 2 ? ['peer', 'portcullis'] : ['portcullis', 'peer'];
+    for (const name of order) {
+      const r = await run(name, figure);
+      results[`${figure}/${name}`].push(r);
+      console.error(`[compare] ${figure} ${name} round ${round + 1}: ${r.rate.toFixed(0)}/s p99 ${r.p99} ms errors ${r.errors} (load ${load()})`);
+    }
+  }
+  if (at80) {
+    for (const name of Object.keys(sides)) {
+      const peak = median(results[`${figure}/${name}`].map((r) => r.rate));
+      // autocannon's rate is in requests; a code flow is two of them.
+      const r = await run(name, figure, { rate: Math.max(1, Math.round(0.8 * peak * (figure === 'code' ? 2 : 1))) });
+      results[`${figure}/${name}`].p99at80 = r.p99;
+      console.error(`[compare] ${figure} ${name} at 80 %: ${r.rate.toFixed(0)}/s p99 ${r.p99} ms`);
+    }
+  }
+}
+
+const label = { refresh: 'refresh grants/s', code: 'code flows/s, signed in (authorize + exchange)', jwks: 'JWKS GET/s', metadata: 'metadata GET/s' };
+const f0 = (x) => Math.round(x).toLocaleString('en-US');
+const cell = (name, figure) => {
+  const rs = results[`${figure}/${name}`];
+  return { rate: median(rs.map((r) => r.rate)), p99: median(rs.map((r) => r.p99)), errors: rs.reduce((s, r) => s + r.errors, 0), p99at80: rs.p99at80, rs };
+};
+const lines = [];
+const notes = [];
+lines.push(`${new Date().toISOString().slice(0, 16)}Z, ${connections} connections, ${rounds} alternating rounds of ${duration} s (median), load average before: ${loadBefore}, after: ${load()}`);
+lines.push('');
+lines.push('| figure | Portcullis | oidc-provider (MariaDB) | ratio | p99 ms Portcullis | p99 ms peer |' + (at80 ? ' p99 ms at 80 % Portcullis | peer |' : '') + ' errors |');
+lines.push('|---|---:|---:|---:|---:|---:|' + (at80 ? '---:|---:|' : '') + '---:|');
+for (const figure of figures) {
+  const a = cell('portcullis', figure);
+  const b = cell('peer', figure);
+  lines.push(`| ${label[figure]} | ${f0(a.rate)} | ${f0(b.rate)} | ${(a.rate / b.rate).toFixed(2)} | ${a.p99} | ${b.p99} |` + (at80 ? ` ${a.p99at80} | ${b.p99at80} |` : '') + ` ${a.errors + b.errors} |`);
+  if (figure === 'refresh') {
+    // Server CPU: the side's processes (Portcullis: workers and nginx; peer: the Node cluster) and MariaDB.
+    const perCpu = (c) => median(c.rs.map((r) => r.ok / (r.cpu + r.db)));
+    const pa = perCpu(a);
+    const pb = perCpu(b);
+    lines.push(`| refresh per server CPU-second | ${f0(pa)} | ${f0(pb)} | ${(pa / pb).toFixed(2)} | | |` + (at80 ? ' | |' : '') + ' |');
+    if (signRate) {
+      lines.push(`| server CPU per refresh, × one RS256 sign | ${(signRate / pa).toFixed(2)} | ${(signRate / pb).toFixed(2)} | | | |` + (at80 ? ' | |' : '') + ' |');
+    }
+    const split = (c) => {
+      const n = c.rs.reduce((s, r) => s + r.ok, 0);
+      return `${(c.rs.reduce((s, r) => s + r.cpu, 0) * 1000 / n).toFixed(3)} ms server + ${(c.rs.reduce((s, r) => s + r.db, 0) * 1000 / n).toFixed(3)} ms MariaDB`;
+    };
+    notes.push(`CPU per refresh — Portcullis: ${split(a)}; oidc-provider: ${split(b)}.`);
+  }
+}
+for (const figure of figures.filter((f) => f === 'refresh' || f === 'code')) {
+  const per = (name) => {
+    const rs = results[`${figure}/${name}`];
+    const n = rs.reduce((s, r) => s + r.ok, 0);
+    return `${(rs.reduce((s, r) => s + r.questions, 0) / n).toFixed(2)} statements (${(rs.reduce((s, r) => s + r.prepares, 0) / n).toFixed(2)} preparations)`;
+  };
+  notes.push(`MariaDB round trips per ${figure === 'refresh' ? 'refresh' : 'code flow'} — Portcullis: ${per('portcullis')}; oidc-provider: ${per('peer')}.`);
+}
+lines.push('', ...notes.flatMap((n) => [n, '']));
+if (signRate) lines.push('', `\`openssl speed rsa2048\` in the same run: ${signRate} signs/s on one core (${(1000 / signRate).toFixed(3)} ms a signature).`);
+console.log(lines.join('\n'));
+const failed = figures.some((f) => cell('portcullis', f).errors + cell('peer', f).errors > 0);
+process.exit(failed ? 1 : 0);
