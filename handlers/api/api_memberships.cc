@@ -3,6 +3,7 @@
 #include "collection_routes.h"
 #include "organizations/membership_store.h"
 #include "organizations/organization_store.h"
+#include "scim/scim_store.h"
 #include "user_json.h"
 
 namespace portcullis::api_worker {
@@ -30,8 +31,13 @@ Result<http::Response> put_membership(Context& ctx) {
 Result<http::Response> delete_membership(Context& ctx) {
   std::string organization_id = ctx.request.path_param("organization_id");
   std::string user_id = ctx.request.path_param("user_id");
-  PORTCULLIS_RETURN_IF_ERROR(
-      organizations::MembershipStore(ctx.services.db).remove(organization_id, user_id));
+  // The user's SCIM record in the organization goes in the same transaction (its owner is
+  // scim::ScimStore): the directory no longer lists a user who is not a member.
+  PORTCULLIS_RETURN_IF_ERROR(ctx.services.db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(
+        organizations::MembershipStore(ctx.services.db).remove(organization_id, user_id));
+    return scim::forget_membership(ctx.services.db, organization_id, user_id);
+  }));
   ctx.record(events::type::kMembershipDeleted,
              {.organization_id = organization_id, .user_id = user_id});
   return http::Response::empty(204);
