@@ -51,6 +51,7 @@ async function measure(name, queryFor) {
   }));
   times.sort((a, b) => a - b);
   console.log(`| ${name} | ${requests} | ${(rows / requests).toFixed(0)} | ${total} | ${quantile(times, 0.5).toFixed(1)} | ${quantile(times, 0.99).toFixed(1)} |`);
+  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
 }
 
 // The page token `depth` pages of 100 into a listing.
@@ -67,14 +68,17 @@ const user = (i) => `usr_0${String((i * 7919) % 99991).padStart(25, "0")}`;
 console.log(`\n${n} events; ${requests} requests per row from ${concurrency} clients, page_size 50 (deep: ${depth} pages of 100 in)\n`);
 console.log('| request | requests | rows/page | total_size | p50 ms | p99 ms |');
 console.log('|---|---:|---:|---:|---:|---:|');
-await measure('first page, no filter', () => 'page_size=50');
+const firstAll = await measure('first page, no filter', () => 'page_size=50');
 await measure('first page, `user_id`', (i) => `page_size=50&user_id=${user(i)}`);
-await measure('first page, `types=token.issued`', () => 'page_size=50&types=token.issued');
+const firstType = await measure('first page, `types=token.issued`', () => 'page_size=50&types=token.issued');
 await measure('first page, `user_id` + `types=token.validated`', (i) => `page_size=50&user_id=${user(i)}&types=token.validated`);
 const deep = await deepToken('');
-await measure(`page ${depth + 1} (of 100), no filter`, () => `page_size=50&page_token=${encodeURIComponent(deep)}`);
+const deepAll = await measure(`page ${depth + 1} (of 100), no filter`, () => `page_size=50&page_token=${encodeURIComponent(deep)}`);
 const deepType = await deepToken('types=token.issued');
-await measure(`page ${depth + 1} (of 100), \`types=token.issued\``, () => `page_size=50&types=token.issued&page_token=${encodeURIComponent(deepType)}`);
+const deepTyped = await measure(`page ${depth + 1} (of 100), \`types=token.issued\``, () => `page_size=50&types=token.issued&page_token=${encodeURIComponent(deepType)}`);
+const ratio = (a, b) => `p50 ${(a.p50 / b.p50).toFixed(2)}×, p99 ${(a.p99 / b.p99).toFixed(2)}×`;
+console.log(`\nDeep page against the first: no filter ${ratio(deepAll, firstAll)}; \`types=token.issued\` ${ratio(deepTyped, firstType)} (target: within 2×)`);
+if (deliveries <= 0) process.exit(0);  // BENCH_DELIVERIES=0: the listing only
 
 // Delivery throughput.
 let first = 0;

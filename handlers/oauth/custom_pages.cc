@@ -7,6 +7,8 @@
 //   customer backend ── POST /api/v1/login_requests/{id}/complete (handlers/api)
 //   GET /oauth/login/continue?login_request_id=… ── this browser's, completed, unused, within
 //     10 minutes ──► the same finish as every sign-in method
+#include <optional>
+
 #include "core/time.h"
 #include "crypto/random.h"
 #include "custom_login/custom_logins.h"
@@ -127,6 +129,9 @@ Result<http::Response> continue_custom(server::Context& ctx, SigninDeps& deps) {
       identity::Identity{"custom", external_id, "custom", "", ""}, text(u, "email"),
       u.isObject() && u["email_verified"].isBool() && u["email_verified"].asBool(),
       text(u, "given_name"), text(u, "family_name")};
+  // The user the customer's account id links to (already known: signed in as, not looked up
+  // again by address), or, without an account id, the verified address alone.
+  std::optional<identity::User> linked;
   std::string email;
   if (!external_id.empty()) {
     std::string reason;
@@ -136,7 +141,8 @@ Result<http::Response> continue_custom(server::Context& ctx, SigninDeps& deps) {
       return refuse(ctx, &*login, reason, 403,
                     "This account cannot sign in here (" + reason + ").");
     }
-    email = user->email;
+    linked = std::move(user).value();
+    email = linked->email;
   } else if (!claim.email_verified) {
     // Without an account id to link, only a verified address can name the user.
     return refuse(ctx, &*login, "email_not_verified", 403,
@@ -146,17 +152,25 @@ Result<http::Response> continue_custom(server::Context& ctx, SigninDeps& deps) {
   }
   Json::Value data(Json::objectValue);
   if (const std::string org = text(u, "organization_id"); !org.empty()) {
-    auto normalized = identity::normalize_email(email);
-    if (!normalized) return refuse(ctx, &*login, "email_missing", 403, "No usable address.");
-    auto user = identity::UserStore(ctx.services.db).find_or_create_by_verified_email(*normalized);
-    if (!user) return user.status();
-    PORTCULLIS_ASSIGN_OR_RETURN(bool member, join(ctx.services.db, org, user->id));
+    std::string user_id;
+    if (linked) {
+      user_id = linked->id;
+    } else {
+      auto normalized = identity::normalize_email(email);
+      if (!normalized) return refuse(ctx, &*login, "email_missing", 403, "No usable address.");
+      auto user =
+          identity::UserStore(ctx.services.db).find_or_create_by_verified_email(*normalized);
+      if (!user) return user.status();
+      user_id = user->id;
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(bool member, join(ctx.services.db, org, user_id));
     if (!member) {
       return refuse(ctx, &*login, "membership_inactive", 403,
                     "Your membership of this organization is deactivated.");
     }
     data["organization_id"] = org;
   }
+  if (linked) return complete_sign_in_as(ctx, deps, *login, *linked, "custom", now, data);
   return complete_sign_in(ctx, deps, *login, email, "custom", now, data);
 }
 

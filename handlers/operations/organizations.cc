@@ -141,8 +141,13 @@ Result<organizations::MembershipStore::Put> put_membership(
 
 Status remove_membership(server::Context& ctx, const std::string& organization_id,
                          const std::string& user_id) {
-  PORTCULLIS_RETURN_IF_ERROR(
-      organizations::MembershipStore(ctx.services.db).remove(organization_id, user_id));
+  // The user's SCIM record in the organization goes in the same transaction (its owner is
+  // scim::ScimStore): the directory no longer lists a user who is not a member.
+  PORTCULLIS_RETURN_IF_ERROR(ctx.services.db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(
+        organizations::MembershipStore(ctx.services.db).remove(organization_id, user_id));
+    return scim::forget_membership(ctx.services.db, organization_id, user_id);
+  }));
   ctx.record(events::type::kMembershipDeleted,
              {.organization_id = organization_id, .user_id = user_id});
   return Status::ok();

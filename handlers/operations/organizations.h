@@ -30,7 +30,8 @@ Result<organizations::Organization> delete_organization(server::Context& ctx,
 Result<organizations::MembershipStore::Put> put_membership(
     server::Context& ctx, const std::string& organization_id, const std::string& user_id,
     const organizations::MembershipFields& fields);
-// Removes a membership; the grants held through the organization are revoked with it.
+// Removes a membership; the grants held through the organization are revoked with it, and
+// the user's SCIM record in the organization is forgotten in the same transaction.
 Status remove_membership(server::Context& ctx, const std::string& organization_id,
                          const std::string& user_id);
 

@@ -20,14 +20,8 @@ using server::Context;
 // The SP of a SAML connection with its keys; a connection stored before SP keys existed gets
 // them first. The private keys are opened only if this worker has no Lasso server for it yet.
 Result<sso::SamlSp> sp(Context& ctx, sso::Connection& c) {
-  sso::ConnectionStore connections(ctx.services.db, ctx.services.master_key);
-  PORTCULLIS_RETURN_IF_ERROR(connections.ensure_sp_keys(c, unix_now()));
-  sso::SamlSp out = sso::sp_of(ctx.services.config.base_url, c.id);
-  out.certificates = c.sp_certificates;
-  out.keys = [&ctx, c]() -> Result<sso::SpKeys> {
-    return sso::ConnectionStore(ctx.services.db, ctx.services.master_key).sp_keys(c);
-  };
-  return out;
+  return sso::ConnectionStore(ctx.services.db, ctx.services.master_key)
+      .saml_sp(c, ctx.services.config.base_url, unix_now());
 }
 
 Result<http::Response> metadata(Context& ctx, SigninDeps&) {

@@ -103,7 +103,7 @@ Result<http::Response> callback(Context& ctx, SigninDeps& deps) {
   Json::Value data(Json::objectValue);
   data["connection_id"] = connection->id;
   data["provider"] = connection->provider;
-  return oauth_worker::complete_sign_in(ctx, deps, *login, user->email, kMethod, now, data);
+  return oauth_worker::complete_sign_in_as(ctx, deps, *login, *user, kMethod, now, data);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "sso_routes.h"
 
+#include <chrono>
 #include <memory>
 
 #include "authorization.h"
@@ -13,6 +14,7 @@
 #include "sso/connection_store.h"
 #include "sso/oidc_client.h"
 #include "sso/sso_requests.h"
+#include "sso/warm.h"
 #include "sso_support.h"
 
 namespace portcullis::sso_worker {
@@ -20,6 +22,19 @@ namespace {
 
 using oauth_worker::SigninDeps;
 using server::Context;
+
+constexpr std::chrono::milliseconds kWarmEvery{1000};
+constexpr std::chrono::milliseconds kWarmTickBudget{250};
+constexpr std::chrono::milliseconds kWarmStartBudget{5000};
+
+// A warm-up's outbound requests: shorter limits than a sign-in's (an IdP that does not answer
+// must not hold the worker between requests for long).
+outbound::Options warm_options(const config::Config& config) {
+  outbound::Options o = outbound_options(config);
+  o.timeout = std::chrono::milliseconds(2000);
+  o.connect_timeout = std::chrono::milliseconds(1000);
+  return o;
+}
 
 sso::OidcClient oidc_client(const Context& ctx, const sso::Connection& c, std::string secret) {
   return sso::OidcClient(sso::OidcClientConfig{c.issuer, c.client_id, std::move(secret), c.scopes},
@@ -91,6 +106,26 @@ void install_sso_routes(server::App& app) {
   if (auto store = outbound::outbound_trust_store(app.services().config.outbound_ca_file); !store) {
     log::warn("outbound trust store not loaded", {{"error", store.status().message()}});
   }
+  // Every active connection's Lasso server (SAML) or discovery document and keys (OIDC) are
+  // built as the worker starts, before it accepts, and kept current between requests
+  // (lib/sso/warm.h): no sign-in pays for them.
+  server::Services& own = app.services();
+  auto warmer = std::make_shared<sso::ConnectionWarmer>(own.db, own.master_key, own.config.base_url,
+                                                        warm_options(own.config));
+  auto started = std::make_shared<bool>(false);
+  auto left = std::make_shared<int>(-1);
+  app.add_idle_task("sso.warm", kWarmEvery, [warmer, started, left](server::Services&) {
+    // At start, more time: the worker accepts nothing until it is done.
+    auto tick = warmer->tick(unix_now(), *started ? kWarmTickBudget : kWarmStartBudget);
+    *started = true;
+    if (!tick) {
+      log::info("sso connections not read", {{"error", tick.status().message()}});
+      return;
+    }
+    // Once each time it catches up: everything active is prepared (or waiting to retry).
+    if (tick->left == 0 && *left != 0) log::debug("sso connections ready");
+    *left = tick->left;
+  });
   auto deps = std::make_shared<SigninDeps>();
   auto flow = std::make_shared<std::unique_ptr<oauth::LoginFlow>>();
   deps->flow = [flow](server::Services& services) -> oauth::LoginFlow& {

@@ -39,11 +39,15 @@ http::Response to_identity_provider(const server::Context& ctx, const std::strin
   return r;
 }
 
-outbound::Options outbound_options(const server::Context& ctx) {
+outbound::Options outbound_options(const config::Config& config) {
   outbound::Options o;
-  o.allow_hosts = ctx.services.config.outbound_allow_hosts;
-  o.ca_file = ctx.services.config.outbound_ca_file;
+  o.allow_hosts = config.outbound_allow_hosts;
+  o.ca_file = config.outbound_ca_file;
   return o;
+}
+
+outbound::Options outbound_options(const server::Context& ctx) {
+  return outbound_options(ctx.services.config);
 }
 
 std::string oidc_redirect_uri(const server::Context& ctx) {

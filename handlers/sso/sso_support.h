@@ -29,6 +29,7 @@ std::string browser_secret_or_new(const http::Request& request);
 http::Response to_identity_provider(const server::Context& ctx, const std::string& url,
                                     const std::string& browser);
 
+outbound::Options outbound_options(const config::Config& config);
 outbound::Options outbound_options(const server::Context& ctx);
 std::string oidc_redirect_uri(const server::Context& ctx);
 

@@ -64,7 +64,8 @@ struct Config {
   // is refused by every validator worker at most this long after its revocation (each worker
   // re-reads the deny-list this often)...
   int64_t validator_denylist_sync_ms = 1000;
-  // ...and validation events are written in batches at most this often per worker.
+  // ...and validation events are written in batches at most this often per worker; 0 records
+  // none (for benchmarks only: bench/mcp-validator BENCH_VALIDATION_EVENTS=both).
   int64_t validator_event_flush_ms = 1000;
   // How long nginx may reuse a 204 when the micro-cache snippet (mcp-validate-cached.conf) is
   // used: X-Accel-Expires on the validator's answers. Adds to the revocation bound.

@@ -7,6 +7,7 @@
 #include <openssl/x509_vfy.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -77,20 +78,29 @@ Result<std::shared_ptr<X509_STORE>> build_store(const Source& source) {
 
 }  // namespace
 
-Result<std::shared_ptr<x509_store_st>> shared_trust_store(const std::string& system_bundle,
-                                                          const std::string& ca_path,
-                                                          const std::string& extra_file) {
+Result<std::shared_ptr<x509_store_st>> shared_trust_store(
+    const std::string& system_bundle, const std::string& ca_path, const std::string& extra_file,
+    std::chrono::steady_clock::duration recheck) {
   // Per process; the webhook delivery process posts from several threads.
   static std::mutex lock;
   static std::optional<std::pair<Source, std::shared_ptr<X509_STORE>>> cached;
+  static std::chrono::steady_clock::time_point checked_at;
   std::lock_guard<std::mutex> guard(lock);
+  const auto now = std::chrono::steady_clock::now();
+  if (cached && cached->first.system_bundle == system_bundle && cached->first.ca_path == ca_path &&
+      cached->first.extra_file == extra_file && now - checked_at < recheck) {
+    return cached->second;
+  }
   Source source{system_bundle, ca_path, extra_file};
   stat_into(system_bundle, source.system_mtime, source.system_size);
   stat_into(extra_file, source.extra_mtime, source.extra_size);
-  if (cached && cached->first == source) return cached->second;
-  PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<X509_STORE> store, build_store(source));
-  cached.emplace(std::move(source), store);
-  return store;
+  if (!(cached && cached->first == source)) {
+    // A file that became unusable is an error at every call (and looked at again) until fixed.
+    PORTCULLIS_ASSIGN_OR_RETURN(std::shared_ptr<X509_STORE> store, build_store(source));
+    cached.emplace(std::move(source), std::move(store));
+  }
+  checked_at = now;
+  return cached->second;
 }
 
 Result<std::shared_ptr<x509_store_st>> outbound_trust_store(const std::string& extra_file) {

@@ -4,6 +4,7 @@
 // cannot stop public hosts from verifying.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -25,11 +26,14 @@ Result<std::string> merged_ca_bundle(const std::string& system_bundle,
 // plus the CA directory `ca_path` (hashed names, looked up on demand), parsed once and shared
 // (OpenSSL reference-counts the store; connections only read it). Parsing the ~150 system
 // certificates costs far more than a TLS handshake, so doing it per request dominated every
-// outbound call. Rebuilt when either file's modification time or size changes, so a renewed
-// bundle applies at the next request. Errors as merged_ca_bundle's.
-Result<std::shared_ptr<x509_store_st>> shared_trust_store(const std::string& system_bundle,
-                                                          const std::string& ca_path,
-                                                          const std::string& extra_file);
+// outbound call. Rebuilt when either file's modification time or size changes; the files are
+// looked at (stat) at most once per `recheck` per process, not on every request, so a renewed
+// bundle applies within `recheck` (kTrustStoreRecheck: 30 s). Other file names than the cached
+// store's are always looked at. Errors as merged_ca_bundle's.
+inline constexpr std::chrono::seconds kTrustStoreRecheck{30};
+Result<std::shared_ptr<x509_store_st>> shared_trust_store(
+    const std::string& system_bundle, const std::string& ca_path, const std::string& extra_file,
+    std::chrono::steady_clock::duration recheck = kTrustStoreRecheck);
 
 // shared_trust_store of libcurl's compiled-in CA bundle and directory plus `extra_file`
 // (PORTCULLIS_OUTBOUND_CA_FILE, may be empty): what every outbound connection verifies with

@@ -218,10 +218,28 @@ bool prepare_reuse(Reuse& reuse, const HttpsUrl& url, const std::vector<IpAddres
   return true;
 }
 
+thread_local std::chrono::microseconds t_outbound_time{0};
+
+// Adds the time of one outbound request to this thread's outbound_time().
+class OutboundTimer {
+ public:
+  OutboundTimer() : started_(std::chrono::steady_clock::now()) {}
+  ~OutboundTimer() {
+    t_outbound_time += std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - started_);
+  }
+  OutboundTimer(const OutboundTimer&) = delete;
+  OutboundTimer& operator=(const OutboundTimer&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point started_;
+};
+
 // One request under the guard; `reuse`: a Session's (null: a handle of this call only).
 Result<Response> perform(std::string_view url_text, const PostRequest* post, const Options& options,
                          Reuse* reuse = nullptr) {
   using Clock = std::chrono::steady_clock;
+  const OutboundTimer timer;
   const auto started = Clock::now();
   const auto deadline = started + options.timeout;
   auto left = [&] {
@@ -408,6 +426,10 @@ Result<Response> perform(std::string_view url_text, const PostRequest* post, con
 }
 
 }  // namespace
+
+std::chrono::microseconds outbound_time() {
+  return t_outbound_time;
+}
 
 Result<Response> https_get(std::string_view url, const Options& options) {
   return perform(url, nullptr, options);

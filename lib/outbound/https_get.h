@@ -90,6 +90,12 @@ struct PostRequest {
 };
 Result<Response> https_post(std::string_view url, const PostRequest& post, const Options& options);
 
+// How long this thread has spent inside outbound requests (https_get, https_post, Session),
+// cumulative since it started: name lookup, connect, TLS handshake, the remote's answer. A
+// request handler that calls out can so tell its own time from the time it waited on the
+// remote (the access log's outbound_us, server/app.h).
+std::chrono::microseconds outbound_time();
+
 // Requests from one thread that keep their connections open (webhook deliveries): one curl
 // handle whose connection cache keeps a connection to a host and port alive for the next call.
 // Every call still runs the whole guard first (parse, resolve, check every address, pin the

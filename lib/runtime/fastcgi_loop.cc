@@ -158,7 +158,11 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
   while (!stop_requested()) {
     pollfd pfd{listen_fd, POLLIN, 0};
     if (options.on_idle && ::poll(&pfd, 1, 0) == 0) options.on_idle();
-    int n = ::ppoll(&pfd, 1, nullptr, &wait_mask);
+    timespec wake{};
+    wake.tv_sec = static_cast<time_t>(options.idle_wake.count() / 1000);
+    wake.tv_nsec = static_cast<long>(options.idle_wake.count() % 1000) * 1000000L;
+    int n = ::ppoll(&pfd, 1, options.idle_wake.count() > 0 ? &wake : nullptr, &wait_mask);
+    if (n == 0) continue;  // woken for on_idle
     if (n < 0) {
       if (errno == EINTR) continue;  // a stop signal (checked by the loop) or SIGALRM leftover
       log::error("ppoll on listening socket failed", {{"error", std::strerror(errno)}});

@@ -19,6 +19,9 @@ struct ServeOptions {
   // between requests that queue back to back): for work a busy worker defers, such as writing
   // a batch of events. Runs with the stop signals blocked, like a request.
   std::function<void()> on_idle;
+  // > 0: a worker with nothing to do wakes up this often to run on_idle again (work kept ready
+  // between requests, server/app.h add_idle_task); 0: it sleeps until a connection arrives.
+  std::chrono::milliseconds idle_wake{0};
 };
 
 // Serves FastCGI requests on `listen_fd` until SIGTERM, SIGINT or SIGUSR1 (libfcgi's own

@@ -517,6 +517,9 @@ Result<ScimUser> ScimStore::create_user(const Json::Value& attributes) {
       return inserted.status();
     }
     PORTCULLIS_RETURN_IF_ERROR(index_emails(user_id, attributes));
+    // A user that sorts before a checkpoint (a create whose time is older than rows already
+    // listed: a node's clock behind, a slow transaction) moves it, as a delete does.
+    PORTCULLIS_RETURN_IF_ERROR(shift_checkpoints(now, user_id, 1));
     PORTCULLIS_RETURN_IF_ERROR(
         paging::add_to_count(db_, users_scope(organization_id_), user_id, 1));
     PORTCULLIS_RETURN_IF_ERROR(count_write(user_id));
@@ -661,19 +664,32 @@ Status ScimStore::remove_user_record(const std::string& id, const std::string& c
   return count_write(id);
 }
 
-Status forget_user(store::Db& db, const std::string& user_id) {
+Status ScimStore::forget_records(store::Db& db, const std::string& user_id,
+                                 const std::string& organization_id) {
   return db.transaction([&]() -> Status {
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        store::Rows records,
-        db.query("SELECT organization_id, directory_id, create_time FROM scim_users WHERE "
-                 "user_id = ? FOR UPDATE",
-                 {user_id}));
+    std::string sql =
+        "SELECT organization_id, directory_id, create_time FROM scim_users WHERE user_id = ?";
+    store::Params params{user_id};
+    if (!organization_id.empty()) {
+      sql += " AND organization_id = ?";
+      params.push_back(organization_id);
+    }
+    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows records, db.query(sql + " FOR UPDATE", params));
     for (const store::Row& r : records) {
       PORTCULLIS_RETURN_IF_ERROR(
           ScimStore(db, r.str(0), r.str(1)).remove_user_record(user_id, r.str(2)));
     }
     return Status::ok();
   });
+}
+
+Status forget_user(store::Db& db, const std::string& user_id) {
+  return ScimStore::forget_records(db, user_id, "");
+}
+
+Status forget_membership(store::Db& db, const std::string& organization_id,
+                         const std::string& user_id) {
+  return ScimStore::forget_records(db, user_id, organization_id);
 }
 
 Status forget_organization(store::Db& db, const std::string& organization_id) {

@@ -154,6 +154,10 @@ Result<bool> run_role_job(store::Db& db);
 // transaction): every organization's SCIM record of the user goes, with its group memberships
 // (those groups' versions move), its e-mail index rows, the list counter and checkpoints.
 Status forget_user(store::Db& db, const std::string& user_id);
+// The same for one organization: the user's SCIM records there (a membership deleted through
+// the management API), in the caller's transaction when there is one.
+Status forget_membership(store::Db& db, const std::string& organization_id,
+                         const std::string& user_id);
 // The management API deletes an organization (after organizations::OrganizationStore::remove,
 // in its transaction): its directories and tokens, SCIM users, groups, list marks, checkpoints
 // and counters go. The environment users stay, as they do for any deleted organization.
@@ -224,7 +228,12 @@ class ScimStore {
   // Removes the locked user's SCIM record (`create_time` as stored): group memberships (the
   // groups' versions move), e-mail index, checkpoints, counters. Not the environment user.
   Status remove_user_record(const std::string& user_id, const std::string& create_time);
+  // forget_user (every organization: `organization_id` empty) and forget_membership.
+  static Status forget_records(store::Db& db, const std::string& user_id,
+                               const std::string& organization_id);
   friend Status forget_user(store::Db& db, const std::string& user_id);
+  friend Status forget_membership(store::Db& db, const std::string& organization_id,
+                                  const std::string& user_id);
   // Ends a deleted SCIM user's access (see DELETE above). Inside delete_user's transaction.
   Status deprovision(const std::string& user_id, bool created_user);
   Result<store::Rows> list_user_rows(const ListQuery& q, int64_t& total);

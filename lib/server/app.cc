@@ -9,6 +9,7 @@
 #include "core/time.h"
 #include "crypto/random.h"
 #include "log/log.h"
+#include "outbound/https_get.h"
 
 namespace portcullis::server {
 namespace {
@@ -144,6 +145,7 @@ void App::finish(const http::Request& request, const Route* route, http::Respons
 
 http::Response App::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
+  const auto outbound_before = outbound::outbound_time();
   log::set_request_id(request.request_id);
   const Route* route = nullptr;
   http::Response response;
@@ -164,12 +166,23 @@ http::Response App::handle(http::Request& request) {
     log::set_request_id("");
     return response;
   }
-  // The path only: query strings can carry codes and tokens.
-  log::info("request", {{"method", request.method},
-                        {"path", request.path},
-                        {"status", response.status},
-                        {"duration_us", static_cast<long long>(micros)},
-                        {"request_id", request.request_id}});
+  // The path only: query strings can carry codes and tokens. outbound_us: the part of
+  // duration_us spent waiting on other servers (an IdP's token endpoint), when there was any.
+  const long long waited = (outbound::outbound_time() - outbound_before).count();
+  if (waited > 0) {
+    log::info("request", {{"method", request.method},
+                          {"path", request.path},
+                          {"status", response.status},
+                          {"duration_us", static_cast<long long>(micros)},
+                          {"outbound_us", waited},
+                          {"request_id", request.request_id}});
+  } else {
+    log::info("request", {{"method", request.method},
+                          {"path", request.path},
+                          {"status", response.status},
+                          {"duration_us", static_cast<long long>(micros)},
+                          {"request_id", request.request_id}});
+  }
   log::set_request_id("");
   return response;
 }
@@ -206,9 +219,37 @@ http::Response App::reject_body(http::Request& request, http::BodyRead outcome) 
 }
 
 void App::on_idle() {
-  if (events_.empty()) return;
-  Status st = events_.flush(services_.db);
-  if (!st.is_ok()) log::warn("events not yet written", {{"error", st.to_string()}});
+  if (!events_.empty()) {
+    Status st = events_.flush(services_.db);
+    if (!st.is_ok()) log::warn("events not yet written", {{"error", st.to_string()}});
+  }
+  run_idle_tasks(false);
+}
+
+void App::add_idle_task(std::string name, std::chrono::milliseconds interval,
+                        std::function<void(Services&)> task) {
+  idle_tasks_.push_back(IdleTask{std::move(name), interval, {}, std::move(task)});
+}
+
+void App::start_idle_tasks() {
+  run_idle_tasks(true);
+}
+
+void App::run_idle_tasks(bool all) {
+  for (IdleTask& t : idle_tasks_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!all && now < t.next_due) continue;
+    t.task(services_);
+    t.next_due = std::chrono::steady_clock::now() + t.interval;
+  }
+}
+
+std::chrono::milliseconds App::idle_wake() const {
+  std::chrono::milliseconds wake{0};
+  for (const IdleTask& t : idle_tasks_) {
+    if (wake.count() == 0 || t.interval < wake) wake = t.interval;
+  }
+  return wake;
 }
 
 void App::after_response() {

@@ -112,6 +112,18 @@ class App {
   void add_periodic(std::string name, int64_t interval_seconds,
                     std::function<Status(Services&)> task);
 
+  // Work that keeps this worker ready for requests (caches a request would otherwise fill
+  // itself: the SSO connections' Lasso servers and IdP metadata). Unlike add_periodic it runs in
+  // every worker: once in start_idle_tasks, as the worker starts and before it accepts a
+  // request, then whenever the worker has no request waiting, at most once per `interval`. An
+  // idle worker wakes up for it (idle_wake), so it never waits for the next request to run.
+  // Its failures are the task's to log; a task must bound its own time.
+  void add_idle_task(std::string name, std::chrono::milliseconds interval,
+                     std::function<void(Services&)> task);
+  void start_idle_tasks();
+  // The shortest idle task interval (runtime::ServeOptions::idle_wake); 0 without idle tasks.
+  std::chrono::milliseconds idle_wake() const;
+
   Services& services() { return services_; }
 
  private:
@@ -131,6 +143,14 @@ class App {
     std::function<Status(Services&)> task;
   };
   std::vector<Periodic> periodic_;
+  struct IdleTask {
+    std::string name;
+    std::chrono::milliseconds interval;
+    std::chrono::steady_clock::time_point next_due;
+    std::function<void(Services&)> task;
+  };
+  std::vector<IdleTask> idle_tasks_;
+  void run_idle_tasks(bool all);
 };
 
 }  // namespace portcullis::server

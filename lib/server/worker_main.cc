@@ -76,9 +76,11 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
   // Warm up: connect and load keys now rather than on the first request; failures are fine
   // here (the database may be starting), requests will retry.
   (void)keys.reload(unix_now());
+  app.start_idle_tasks();
 
   runtime::ServeOptions options;
   options.on_idle = [&]() { app.on_idle(); };
+  options.idle_wake = app.idle_wake();
   int code = runtime::serve_fastcgi(
       listen_fd,
       [&](FCGX_Request& fcgi) {

@@ -185,6 +185,27 @@ Result<SpKeys> ConnectionStore::sp_keys(const Connection& c) {
   return keys;
 }
 
+Result<SamlSp> ConnectionStore::saml_sp(Connection& c, const std::string& base_url, int64_t now) {
+  PORTCULLIS_RETURN_IF_ERROR(ensure_sp_keys(c, now));
+  SamlSp out = sp_of(base_url, c.id);
+  out.certificates = c.sp_certificates;
+  out.keys = [db = &db_, key = &master_key_, c]() -> Result<SpKeys> {
+    return ConnectionStore(*db, *key).sp_keys(c);
+  };
+  return out;
+}
+
+Result<std::vector<ConnectionStore::Version>> ConnectionStore::active_versions(size_t limit) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT id, type, update_time FROM sso_connections WHERE state = 'active' "
+                "ORDER BY update_time DESC, id LIMIT ?",
+                {static_cast<int64_t>(limit)}));
+  std::vector<Version> out;
+  for (const store::Row& r : rows) out.push_back(Version{r.str(0), r.str(1), r.str(2)});
+  return out;
+}
+
 Result<std::string> ConnectionStore::client_secret(const Connection& c) {
   return open_sealed(db_, master_key_, "secret_sealed", c.id, secret_aad("sso_connection", c.id),
                      "the connection has no client secret");

@@ -5,11 +5,13 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "crypto/aead.h"
 #include "paging/keyset.h"
 #include "sso/connection.h"
+#include "sso/saml_sp.h"
 #include "store/db.h"
 
 namespace portcullis::sso {
@@ -40,6 +42,20 @@ class ConnectionStore {
   Status ensure_sp_keys(Connection& c, int64_t now);
   // The SP private keys of a SAML connection, opened (to build the worker's Lasso server).
   Result<SpKeys> sp_keys(const Connection& c);
+  // The SP of SAML connection `c` under `base_url` (sp_of) with its certificates, after
+  // ensure_sp_keys; its private keys are opened only when a worker builds its Lasso server.
+  // The SamlSp must not outlive the store's database and master key.
+  Result<SamlSp> saml_sp(Connection& c, const std::string& base_url, int64_t now);
+
+  // What the active connections are, newest change first, at most `limit` (a worker keeping
+  // their state ready, warm.h): one index range read.
+  struct Version {
+    std::string id;
+    std::string type;
+    std::string update_time;  // moves with every change of the connection
+  };
+  Result<std::vector<Version>> active_versions(size_t limit);
+
   // The OIDC client secret in the clear, to authenticate to the IdP's token endpoint.
   Result<std::string> client_secret(const Connection& c);
 

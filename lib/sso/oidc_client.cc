@@ -42,6 +42,20 @@ std::map<std::string, CachedKeys>& key_cache() {
   return cache;
 }
 
+// Fetches the key set at `jwks_uri` into its cache entry. On failure the entry keeps the keys
+// it had (if any).
+Status refresh_keys(outbound::Options options, const std::string& jwks_uri, int64_t now) {
+  options.max_body_bytes = jose::kMaxJwksBytes;
+  options.accept = "application/jwk-set+json, application/json";
+  auto r = outbound::https_get(jwks_uri, options);
+  if (!r || r->status != 200) return Status::unavailable("the JWKS could not be fetched");
+  PORTCULLIS_ASSIGN_OR_RETURN(jose::RsaKeySet keys, jose::parse_jwks(r->body));
+  CachedKeys& cached = key_cache()[jwks_uri];
+  cached.keys = std::make_shared<const jose::RsaKeySet>(std::move(keys));
+  cached.fetched_at = now;
+  return Status::ok();
+}
+
 std::string member(const Json::Value& v, const char* key) {
   const Json::Value* m = json::find_member(v, key);
   return m && m->isString() ? m->asString() : std::string();
@@ -151,9 +165,18 @@ Result<Json::Value> OidcClient::get_with_token(const std::string& url,
 }
 
 Result<ProviderMetadata> OidcClient::discover(int64_t now) {
+  return discover(now, kDiscoveryCacheSeconds);
+}
+
+Status OidcClient::prefetch(int64_t now) {
+  PORTCULLIS_ASSIGN_OR_RETURN(ProviderMetadata meta, discover(now, 0));
+  return refresh_keys(outbound_, meta.jwks_uri, now);
+}
+
+Result<ProviderMetadata> OidcClient::discover(int64_t now, int64_t max_age) {
   auto& cache = metadata_cache();
   if (auto hit = cache.find(config_.issuer);
-      hit != cache.end() && now - hit->second.fetched_at < kDiscoveryCacheSeconds) {
+      hit != cache.end() && now - hit->second.fetched_at < max_age) {
     return hit->second.meta;
   }
   std::string base = config_.issuer;
@@ -215,17 +238,9 @@ Result<Json::Value> OidcClient::verify_id_token(const std::string& id_token,
                      now - cached.unknown_kid_fetch_at >= kJwksMinRefetchSeconds;
   if (unknown_kid) cached.unknown_kid_fetch_at = now;
   if (stale || unknown_kid) {
-    outbound::Options options = outbound_;
-    options.max_body_bytes = jose::kMaxJwksBytes;
-    options.accept = "application/jwk-set+json, application/json";
-    auto r = outbound::https_get(meta.jwks_uri, options);
-    if (!r || r->status != 200) {
-      if (!cached.keys) return fail(failure, "jwks_unavailable", "the JWKS could not be fetched");
-    } else if (auto keys = jose::parse_jwks(r->body); keys) {
-      cached.keys = std::make_shared<const jose::RsaKeySet>(std::move(keys).value());
-      cached.fetched_at = now;
-    } else if (!cached.keys) {
-      return fail(failure, "jwks_unavailable", keys.status().message());
+    Status fetched = refresh_keys(outbound_, meta.jwks_uri, now);
+    if (!fetched.is_ok() && !cached.keys) {
+      return fail(failure, "jwks_unavailable", fetched.message());
     }
   }
   // The verifier: the signature by the key the kid names, then the claims.

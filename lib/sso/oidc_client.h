@@ -74,6 +74,10 @@ class OidcClient {
   // its issuer equals the configured one exactly (or, issuer_per_tenant, is its {tenantid}
   // template), the endpoints are https URLs.
   Result<ProviderMetadata> discover(int64_t now);
+  // Fetches the discovery document and the JWKS into this worker's caches now, whatever their
+  // age (a worker keeping its connections ready, sso/warm.h), so that no sign-in pays for them.
+  // On failure the caches keep what they had.
+  Status prefetch(int64_t now);
   // The provider's authorization endpoint with the code-flow parameters.
   Result<std::string> authorization_url(const AuthorizationParams& params, int64_t now);
 
@@ -102,6 +106,8 @@ class OidcClient {
 
  private:
   Result<Json::Value> fetch_json(const std::string& url, const outbound::Options& options);
+  // The cached document when younger than max_age seconds, else fetched (and cached).
+  Result<ProviderMetadata> discover(int64_t now, int64_t max_age);
 
   OidcClientConfig config_;
   outbound::Options outbound_;

@@ -83,7 +83,8 @@ std::string idp_metadata(const Connection& c) {
          pages::escape(c.idp_sso_url) + "\"/></md:IDPSSODescriptor></md:EntityDescriptor>";
 }
 
-// One Lasso server (our SP plus the connection's IdP) per connection, per worker.
+// One Lasso server (our SP plus the connection's IdP) per connection, per worker, at most
+// kMaxCachedServers of them.
 struct CachedServer {
   std::string version;
   std::shared_ptr<LassoServer> server;
@@ -139,6 +140,9 @@ Result<CachedServer> server_for(const Connection& c, const SamlSp& sp) {
   std::string idp_id = keys && keys->data ? static_cast<const char*>(keys->data) : "";
   g_list_free(keys);
   CachedServer entry{version, server, idp_id};
+  if (cache.size() >= kMaxCachedServers && cache.find(c.id) == cache.end()) {
+    cache.erase(cache.begin());  // any other: the warm-up (warm.h) keeps the active ones
+  }
   cache[c.id] = entry;
   return entry;
 }
@@ -308,6 +312,16 @@ Result<bool> signs_authn_requests(const Connection& c, const SamlSp& sp) {
   if (c.sign_authn_requests) return true;
   PORTCULLIS_ASSIGN_OR_RETURN(CachedServer s, server_for(c, sp));
   return idp_wants_signed_requests(s);
+}
+
+Status prepare_server(const Connection& c, const SamlSp& sp) {
+  return server_for(c, sp).status();
+}
+
+void keep_servers_of(const std::set<std::string>& connection_ids) {
+  std::erase_if(server_cache(), [&](const auto& entry) {
+    return connection_ids.find(entry.first) == connection_ids.end();
+  });
 }
 
 Status check_idp_metadata(const Connection& c, const SamlSp& sp) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,16 @@ Result<bool> signs_authn_requests(const Connection& c, const SamlSp& sp);
 // The IdP's metadata: the connection's document, or one built from entity id, SSO URL and
 // certificates. FailedPrecondition when Lasso cannot use it (no IdP, no SSO service, no key).
 Status check_idp_metadata(const Connection& c, const SamlSp& sp);
+
+// The worker's Lasso server for the connection (SP metadata and keys, the IdP's metadata),
+// built now unless the cached one is of this very configuration: what a sign-in would build
+// on first use (100–300 ms), done ahead of it (warm.h). A worker keeps at most
+// kMaxCachedServers; every use checks that the cached one is of the connection's current
+// configuration, so a changed connection is never served by a stale server.
+inline constexpr size_t kMaxCachedServers = 256;
+Status prepare_server(const Connection& c, const SamlSp& sp);
+// Drops the cached servers of every connection but these (no longer active ones).
+void keep_servers_of(const std::set<std::string>& connection_ids);
 
 struct SamlRedirect {
   std::string url;         // the IdP's SSO URL with SAMLRequest (deflated) and RelayState, and

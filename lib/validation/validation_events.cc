@@ -19,6 +19,7 @@ std::string_view failure_name(Outcome outcome) {
 void ValidationEvents::record(const Verdict& verdict, std::string_view resource_id,
                               std::string_view required_scopes, std::string_view ip,
                               std::string_view user_agent, std::string_view failure_reason) {
+  if (flush_interval_ms_ <= 0) return;  // off (benchmarks only)
   const bool validated =
       failure_reason.empty() && verdict.claims &&
       (verdict.outcome == Outcome::kValid || verdict.outcome == Outcome::kInsufficientScope);

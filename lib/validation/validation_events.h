@@ -25,6 +25,8 @@ namespace portcullis::validation {
 
 class ValidationEvents {
  public:
+  // flush_interval_ms 0: nothing is recorded (PORTCULLIS_VALIDATOR_EVENT_FLUSH_MS=0, for
+  // measuring what the log costs: bench/mcp-validator; the per-user access log is then empty).
   explicit ValidationEvents(int64_t flush_interval_ms, size_t max_pending = 1000)
       : flush_interval_ms_(flush_interval_ms), max_pending_(max_pending) {}
 

@@ -88,6 +88,52 @@ test('a user linked into two organizations keeps only the surviving organization
   assert.equal((await scim(a.token, 'GET', '/Users')).json.totalResults, 0);
 });
 
+test('removing a SCIM user from the organization through the management API removes its SCIM record there', async () => {
+  const a = await tenant();
+  const b = await tenant();
+  const domain = `${unique()}.example.com`;
+  const claimed = await api('POST', `/api/v1/organizations/${b.org.id}/domains`, { json: { domain } });
+  assert.equal(claimed.status, 201, claimed.text);
+  assert.equal((await api('POST', `/api/v1/organizations/${b.org.id}/domains/${claimed.json.id}/verify`, { json: { method: 'admin' } })).status, 200);
+  // One environment user in both directories (B links through its verified domain), and a
+  // user of A's who stays.
+  const email = `mem-${unique()}@${domain}`;
+  const gone = await createUser(a.token, { emails: [{ value: email, type: 'work', primary: true }] });
+  const inB = await scim(b.token, 'POST', '/Users', {
+    json: { schemas: [USER], userName: `mem-${unique()}`, emails: [{ value: email, type: 'work', primary: true }] },
+  });
+  assert.equal(inB.status, 201, inB.text);
+  assert.equal(inB.json.id, gone.id, 'linked');
+  const kept = await createUser(a.token);
+  const g = await scim(a.token, 'POST', '/Groups', {
+    json: { schemas: [GROUP], displayName: `G ${unique()}`, members: [{ value: gone.id }, { value: kept.id }] },
+  });
+  assert.equal(g.status, 201, g.text);
+  const etag = g.headers.get('etag');
+
+  assert.equal((await api('DELETE', `/api/v1/organizations/${a.org.id}/users/${gone.id}`)).status, 204);
+
+  // A's directory no longer knows the user: not found, not listed, not counted, out of its
+  // group (whose version moved), and the userName is free.
+  assert.equal((await scim(a.token, 'GET', `/Users/${gone.id}`)).status, 404);
+  const list = await scim(a.token, 'GET', '/Users');
+  assert.equal(list.json.totalResults, 1);
+  assert.deepEqual(list.json.Resources.map((u) => u.id), [kept.id]);
+  assert.deepEqual(await memberIds(a.token, g.json.id), [kept.id]);
+  assert.notEqual((await scim(a.token, 'GET', `/Groups/${g.json.id}`)).headers.get('etag'), etag);
+  const filtered = await scim(a.token, 'GET', `/Users?filter=${encodeURIComponent(`userName eq "${gone.userName}"`)}`);
+  assert.equal(filtered.json.totalResults, 0);
+  // The environment user and B's record of it stay: only A's membership went.
+  const me = await api('GET', `/api/v1/users/${gone.id}`);
+  assert.equal(me.status, 200, me.text);
+  assert.deepEqual(me.json.memberships.map((m) => m.organization_id), [b.org.id]);
+  assert.equal((await scim(b.token, 'GET', `/Users/${gone.id}`)).status, 200);
+  assert.equal((await scim(b.token, 'GET', '/Users')).json.totalResults, 1);
+  // A's directory can provision the address again.
+  const again = await scim(a.token, 'POST', '/Users', { json: { schemas: [USER], userName: gone.userName } });
+  assert.equal(again.status, 201, again.text);
+});
+
 test('deleting an organization removes its SCIM users, groups and directories', async () => {
   const a = await tenant();
   const u = await createUser(a.token);
@@ -196,6 +242,29 @@ test('a cold jump starts from the checkpoints (every PORTCULLIS_SCIM_CHECKPOINT_
     assert.deepEqual(p.Resources.map((u) => u.id), expected.slice(start - 1, start + 3), `startIndex=${start}`);
   }
   assert.equal((await page(40, 4)).Resources.length, 0);
+
+  // A create that sorts before the checkpoints (written by a node whose clock is behind the
+  // one that wrote the rows listed last: here the last users are moved an hour ahead) moves
+  // them too.
+  dbQuery(`UPDATE scim_users SET create_time = create_time + INTERVAL 1 HOUR WHERE organization_id = '${org.id}' AND user_id IN (${expected.slice(20).map((id) => `'${id}'`).join(',')})`);
+  // (Moving rows by hand leaves the list's checkpoints and marks pointing at old places: start
+  // them afresh.)
+  dbQuery(`DELETE FROM scim_list_checkpoints WHERE organization_id = '${org.id}'`);
+  dbQuery(`DELETE FROM scim_list_marks WHERE organization_id = '${org.id}'`);
+  expected = await all();
+  assert.equal(expected.length, 39);
+  assert.equal((await page(34, 5)).Resources.length, 5);  // writes the checkpoints at 10, 20, 30
+  assert.deepEqual(checkpoints(), [['10', expected[9]], ['20', expected[19]], ['30', expected[29]]]);
+  const early = await createUser(token);
+  expected = await all();
+  assert.equal(expected.length, 40);
+  assert.equal(expected.indexOf(early.id), 20, 'listed before the users created "later"');
+  assert.deepEqual(checkpoints(), [['10', expected[9]], ['20', expected[19]], ['31', expected[30]]]);
+  for (const start of [38, 32, 30, 21, 11]) {
+    const p = await page(start, 3);
+    assert.equal(p.totalResults, 40);
+    assert.deepEqual(p.Resources.map((u) => u.id), expected.slice(start - 1, start + 2), `startIndex=${start} after the early create`);
+  }
 });
 
 // Walks `query` in pages of `count` (each page starting where the previous one ended, as Okta's

@@ -6,7 +6,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { env, baseUrl, varDir, http, sleep, dbQuery } from './harness.mjs';
+import { env, baseUrl, varDir, http, sleep, dbQuery, masterPid, childPids } from './harness.mjs';
 import { api, unique, createOrg } from './management.mjs';
 
 export const mcpUrl = env.PORTCULLIS_DEMO_MCP_URL;
@@ -84,4 +84,92 @@ export async function toIdentityProvider(browser, email) {
   const r = await authorizeInBrowser(browser, { login_hint: email });
   assert.equal(r.status, 303, `${r.url}: ${r.html.slice(0, 500)}`);
   return new URL(r.location);
+}
+
+// Restarts a pool's workers (SIGHUP: the master replaces them one by one) and waits until none
+// of the old ones is left and each new one logged `ready` (the stack logs at debug level): the
+// next requests are each new worker's first.
+export async function restartWorkers(family, ready = 'worker accepting') {
+  const master = masterPid(family);
+  const before = childPids(master);
+  assert.ok(before.length > 0, `${family} has workers`);
+  const log = path.join(varDir, 'log', `${family}.log`);
+  const logStart = readFileSync(log, 'utf8').length;
+  process.kill(master, 'SIGHUP');
+  for (let i = 0; i < 1200; i++) {
+    const now = childPids(master);
+    if (now.length === before.length && !now.some((p) => before.includes(p))) {
+      const said = new Set(readFileSync(log, 'utf8').slice(logStart).split('\n')
+        .filter((l) => l.includes(`"${ready}"`)).map((l) => JSON.parse(l).pid));
+      if (now.every((p) => said.has(p))) return now;
+    }
+    await sleep(100);
+  }
+  assert.fail(`the ${family} workers were not all replaced (and "${ready}") within 120 s`);
+}
+
+// Follows redirects within Portcullis like Browser.follow, noting each hop's X-Request-Id
+// (and path) in `hops`.
+export async function followNoting(browser, url, hops, options) {
+  let r = await browser.request(url, options);
+  hops.push({ path: new URL(url).pathname, requestId: r.headers.get('x-request-id') });
+  for (let i = 0; i < 10 && r.location && r.location.startsWith(baseUrl); i++) {
+    r = await browser.request(r.location);
+    hops.push({ path: new URL(r.url).pathname, requestId: r.headers.get('x-request-id') });
+  }
+  return r;
+}
+
+// The workers' own timing of `hops` (their access-log lines, found by request id in the logs
+// of `families`): duration_us, and outbound_us, the part of it spent waiting on another server
+// (the IdP's token endpoint). Waits for the lines (written after the response).
+export async function workerTimes(hops, families = ['oauth', 'sso']) {
+  const wanted = new Set(hops.map((h) => h.requestId));
+  assert.ok(!wanted.has(null) && !wanted.has(undefined), 'every hop has an X-Request-Id');
+  for (let i = 0; i < 50; i++) {
+    const found = new Map();
+    for (const family of families) {
+      const file = path.join(varDir, 'log', `${family}.log`);
+      for (const line of readFileSync(file, 'utf8').split('\n')) {
+        if (!line.includes('"duration_us"')) continue;
+        let l;
+        try { l = JSON.parse(line); } catch { continue; }
+        if (wanted.has(l.request_id) && l.duration_us !== undefined) found.set(l.request_id, l);
+      }
+    }
+    if (found.size === wanted.size) {
+      return hops.map((h) => {
+        const l = found.get(h.requestId);
+        return { path: l.path, status: l.status, ms: l.duration_us / 1000, outboundMs: (l.outbound_us ?? 0) / 1000 };
+      });
+    }
+    await sleep(100);
+  }
+  assert.fail(`no access-log line for some of ${hops.map((h) => h.path).join(', ')}`);
+}
+
+// The issue's "the whole SSO login adds < 50 ms of server time over the IdP's own", on a cold
+// worker (the first sign-in of a new sso worker: restartWorkers first) and on a warm one.
+// `signIn` returns {hops, ours}: the worker-side times and their sum without the time spent
+// waiting on the IdP. The machine the suite runs on is shared, so each is the best of a few
+// tries (a restart before each cold one): a load spike fails one try, a cost in the request
+// path (a Lasso server or IdP metadata built on first use: 100 ms and more) fails them all.
+export async function assertSignInTime(label, limitMs, signIn) {
+  const best = {};
+  for (const [kind, tries] of [['cold', 3], ['warm', 5]]) {
+    for (let i = 0; i < tries; i++) {
+      // Each new worker prepares every active connection (lib/sso/warm.h): the sign-in is the
+      // first request of a worker that is done with that, not competing with it for the CPU.
+      if (kind === 'cold') await restartWorkers('sso', 'sso connections ready');
+      const t = await signIn();
+      const detail = t.hops.map((h) => `${h.path.replace(/conn_[a-z0-9]+/, '{id}')} ${h.ms.toFixed(1)} ms` +
+        (h.outboundMs ? ` (${h.outboundMs.toFixed(1)} waiting on the IdP)` : '')).join(', ');
+      console.log(`# sso-timing ${label} ${kind}: portcullis ${t.ours.toFixed(1)} ms: ${detail}`);
+      if (!best[kind] || t.ours < best[kind].ours) best[kind] = { ...t, detail };
+      if (t.ours < limitMs) break;
+    }
+  }
+  for (const [kind, t] of Object.entries(best)) {
+    assert.ok(t.ours < limitMs, `${label} ${kind} sign-in: ${t.ours.toFixed(1)} ms of server time at best (${t.detail})`);
+  }
 }

@@ -20,7 +20,8 @@ import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
 import { chromium } from 'playwright-core';
 import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
 import { api, unique, createOrg, tokenWithScopes } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, listenTls, closeAll } from './sso-fixtures.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, listenTls, closeAll,
+  authorizeUrl, assertSignInTime, followNoting, workerTimes } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { connect, withAuth } from './sdk-client.mjs';
 import { scim, patch, USER } from './scim.mjs';
@@ -396,6 +397,37 @@ test('crafted ID tokens: the good one signs in; wrong nonce, aud, issuer, expire
   const rotated = await rot.request(await toCraftedIdp(rot, `rot.${unique()}@${domain}`));
   assert.equal(rotated.status, 303, rotated.html.slice(0, 800));
   fake.published = fake.jwks;
+});
+
+// One sign-in through the crafted IdP, as the browser sees it, from the MCP client's
+// authorization request to the consent page: the worker-side time of every Portcullis hop in
+// between (home-realm discovery, /sso/start, the callback with its token and userinfo
+// requests), each hop's time spent waiting on the IdP taken out.
+async function timedOidcSignIn(domain) {
+  const b = new Browser();
+  const email = `t.${unique()}@${domain}`;
+  const hops = [];
+  const toIdp = await followNoting(b, await authorizeUrl({ login_hint: email }), hops);
+  assert.equal(toIdp.status, 303, toIdp.html.slice(0, 500));
+  const idp = new URL(toIdp.location);
+  assert.equal(idp.origin + idp.pathname, `${fake.issuer}/authorize`, idp.href);
+  const code = randomBytes(12).toString('hex');
+  fake.codes.set(code, { nonce: idp.searchParams.get('nonce'), challenge: idp.searchParams.get('code_challenge'), email });
+  const back = await followNoting(b, `${CALLBACK}?code=${code}&state=${encodeURIComponent(idp.searchParams.get('state'))}`, hops);
+  assert.equal(back.status, 200, back.html.slice(0, 500));
+  assert.match(back.url, /\/oauth\/consent\?/);
+  assert.ok(hasSession(b), 'signed in');
+  // The authorization request and the consent page are any sign-in's, not the SSO login's.
+  const sso = (await workerTimes(hops)).filter((h) => h.path !== '/oauth/authorize' && h.path !== '/oauth/consent');
+  assert.ok(sso.some((h) => h.path === '/sso/start') && sso.some((h) => h.path === '/sso/oidc/callback'), JSON.stringify(sso));
+  return { hops: sso, ours: sso.reduce((t, h) => t + h.ms - h.outboundMs, 0), idp: sso.reduce((t, h) => t + h.outboundMs, 0) };
+}
+
+test('the SSO login adds < 50 ms of server time over the IdP\'s own, on a cold worker (the first sign-in after a restart) and a warm one', async () => {
+  fake.mode = 'good';
+  const { org, domain } = await orgWithDomain();
+  await activeOidcConnection(org.id, fake.issuer, fake.clientId, fake.secret);
+  await assertSignInTime('oidc', 50, () => timedOidcSignIn(domain));
 });
 
 test('state bound to the browser, single use; an address outside the verified domains is refused', async () => {

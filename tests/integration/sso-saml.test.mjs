@@ -18,7 +18,8 @@ import { SignedXml } from 'xml-crypto';
 import { chromium } from 'playwright-core';
 import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
 import { api, unique } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, authorizeInBrowser } from './sso-fixtures.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, authorizeInBrowser,
+  authorizeUrl, assertSignInTime, followNoting, workerTimes } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
 
@@ -446,6 +447,36 @@ test('crafted SAML responses: the good one signs in; 16 attacks each end on an e
     const e = await failureEvent(ctx.org.id, reason);
     assert.equal(e.method, 'sso', name);
   }
+});
+
+// One sign-in with a crafted (signed) Response, as the browser sees it, from the MCP client's
+// authorization request to the consent page: the worker-side time of every Portcullis hop in
+// between (home-realm discovery, /sso/start with its AuthnRequest, the ACS, the finish).
+async function timedSamlSignIn(ctx) {
+  const b = new Browser();
+  const who = `t.${unique()}@${ctx.domain}`;
+  const hops = [];
+  const to = await followNoting(b, await authorizeUrl({ login_hint: who }), hops);
+  assert.equal(to.status, 303, to.html.slice(0, 500));
+  const at = new URL(to.location);
+  assert.equal(at.origin + at.pathname, `${idpBase}/sso`, at.href);
+  const xml = inflateRawSync(Buffer.from(at.searchParams.get('SAMLRequest'), 'base64')).toString('utf8');
+  const pending = { id: xml.match(/\sID="([^"]+)"/)[1], relayState: at.searchParams.get('RelayState') };
+  const response = Buffer.from(sign(responseXml(defaults(ctx, pending, who)), 'Assertion', keys.idp)).toString('base64');
+  const done = await followNoting(b, ctx.connection.sp_acs_url, hops,
+    { method: 'POST', form: { SAMLResponse: response, RelayState: pending.relayState } });
+  assert.equal(done.status, 200, done.html.slice(0, 500));
+  assert.match(done.url, /\/oauth\/consent\?/);
+  assert.ok(hasSession(b), 'signed in');
+  const sso = (await workerTimes(hops)).filter((h) => h.path !== '/oauth/authorize' && h.path !== '/oauth/consent');
+  assert.deepEqual(sso.filter((h) => h.path.startsWith('/sso/')).map((h) => h.path.replace(ctx.connection.id, '{id}')),
+    ['/sso/start', '/sso/saml/{id}/acs', '/sso/saml/finish']);
+  return { hops: sso, ours: sso.reduce((t, h) => t + h.ms, 0) };
+}
+
+test('the SSO login adds < 50 ms of server time, on a cold worker (the first sign-in after a restart) and a warm one', async () => {
+  const ctx = await samlOrg();
+  await assertSignInTime('saml', 50, () => timedSamlSignIn(ctx));
 });
 
 test('SAML: replayed assertion ids, unsolicited responses and another browser at the finish are refused', async () => {

@@ -185,12 +185,17 @@ BOOST_AUTO_TEST_CASE(the_trust_store_is_parsed_once_and_rebuilt_when_a_file_chan
   auto first = shared_trust_store(system, "", extra);
   BOOST_REQUIRE(first.is_ok());
   BOOST_TEST(count(first->get()) == 2);
-  auto again = shared_trust_store(system, "", extra);
+  auto again = shared_trust_store(system, "", extra, std::chrono::seconds(0));
   BOOST_REQUIRE(again.is_ok());
   BOOST_TEST(again->get() == first->get());  // the same store: nothing parsed again
-  // A renewed extra bundle (one more certificate) applies at the next call.
+  // A renewed extra bundle (one more certificate) is not even looked at within the recheck
+  // interval (no stat per request)...
   std::ofstream(extra, std::ios::app) << certificate("extra-ca-2");
-  auto renewed = shared_trust_store(system, "", extra);
+  auto within = shared_trust_store(system, "", extra, std::chrono::hours(1));
+  BOOST_REQUIRE(within.is_ok());
+  BOOST_TEST(within->get() == first->get());
+  // ...and applies at the first call after it.
+  auto renewed = shared_trust_store(system, "", extra, std::chrono::seconds(0));
   BOOST_REQUIRE(renewed.is_ok());
   BOOST_TEST(renewed->get() != first->get());
   BOOST_TEST(count(renewed->get()) == 3);
