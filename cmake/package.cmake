@@ -12,7 +12,7 @@ include(GNUInstallDirs)
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 # Every binary a unit of systemd/ starts: the FastCGI pools and the webhook delivery process.
-set(PORTCULLIS_POOLS wellknown oauth api scim sso webhooks demo-mcp)
+set(PORTCULLIS_POOLS wellknown oauth api scim sso admin webhooks demo-mcp)
 install(TARGETS portcullis RUNTIME DESTINATION bin COMPONENT portcullis)
 # `cmake --build … --target portcullis-package-binaries` builds exactly what the package holds
 # (scripts/package), without the tests and benchmarks.

@@ -4,6 +4,7 @@
 #include "listing.h"
 #include "management/api_clients.h"
 #include "management/scopes.h"
+#include "operations/management.h"
 #include "paging/keyset.h"
 
 namespace portcullis::api_worker {
@@ -36,22 +37,10 @@ Result<http::Response> create_client(Context& ctx) {
     if (!s.isString()) return Status::invalid_argument("scopes must hold strings");
     requested.push_back(s.asString());
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(std::set<std::string> scopes,
-                              management::parse_scope_list(requested));
-  for (const auto& s : scopes) {
-    if (!ctx.caller.has_scope(s)) {
-      return Status::permission_denied("cannot grant the scope " + s + " without holding it");
-    }
-  }
-  management::ApiClientStore store(ctx.services.db);
   PORTCULLIS_ASSIGN_OR_RETURN(management::NewApiClient created,
-                              store.create(name.asString(), scopes));
+                              operations::create_api_client(ctx, name.asString(), requested));
   Json::Value out = to_json(created.client);
   out["client_secret"] = created.secret;
-  events::Event e = ctx.event(events::type::kApiClientCreated);
-  e.client_id = created.client.id;
-  e.data["created_by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
   http::Response r = http::Response::json(201, out);
   r.set_header("Location", ctx.services.config.base_url + "/api/v1/clients/" + created.client.id);
   return r;
@@ -75,19 +64,8 @@ Result<http::Response> list_clients(Context& ctx) {
 }
 
 Result<http::Response> delete_client(Context& ctx) {
-  management::ApiClientStore store(ctx.services.db);
-  PORTCULLIS_ASSIGN_OR_RETURN(management::ApiClient c,
-                              store.get(ctx.request.path_param("client_id")));
-  for (const auto& s : c.scopes) {
-    if (!ctx.caller.has_scope(s)) {
-      return Status::permission_denied("deleting this client needs the scope " + s);
-    }
-  }
-  PORTCULLIS_RETURN_IF_ERROR(store.remove(c.id));
-  events::Event e = ctx.event(events::type::kApiClientDeleted);
-  e.client_id = c.id;
-  e.data["deleted_by"] = ctx.caller.id;
-  ctx.events.add(std::move(e));
+  PORTCULLIS_RETURN_IF_ERROR(
+      operations::delete_api_client(ctx, ctx.request.path_param("client_id")));
   return http::Response::empty(204);
 }
 

@@ -2,6 +2,7 @@
 
 #include "collection_routes.h"
 #include "listing.h"
+#include "operations/organizations.h"
 #include "scim/directory_store.h"
 
 namespace portcullis::api_worker {
@@ -22,13 +23,6 @@ Json::Value to_json(const Directory& d) {
   return v;
 }
 
-void record(Context& ctx, const events::EventType& type, const std::string& organization_id,
-            const std::string& directory_id) {
-  Json::Value data(Json::objectValue);
-  data["directory_id"] = directory_id;
-  ctx.record(type, {.organization_id = organization_id}, data);
-}
-
 Result<http::Response> create_directory(Context& ctx) {
   const std::string organization_id = ctx.request.path_param("organization_id");
   std::string name = "SCIM directory";
@@ -41,8 +35,7 @@ Result<http::Response> create_directory(Context& ctx) {
     }
   }
   PORTCULLIS_ASSIGN_OR_RETURN(auto created,
-                              DirectoryStore(ctx.services.db).create(organization_id, name));
-  record(ctx, events::type::kDirectoryCreated, organization_id, created.first.id);
+                              operations::create_directory(ctx, organization_id, name));
   Json::Value out = to_json(created.first);
   out["token"] = created.second.token;
   http::Response r = http::Response::json(201, out);
@@ -72,10 +65,8 @@ Result<http::Response> list_directories(Context& ctx) {
 Result<http::Response> rotate_token(Context& ctx) {
   const std::string organization_id = ctx.request.path_param("organization_id");
   const std::string directory_id = ctx.request.path_param("directory_id");
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      scim::IssuedToken token,
-      DirectoryStore(ctx.services.db).rotate(organization_id, directory_id));
-  record(ctx, events::type::kDirectoryTokenRotated, organization_id, directory_id);
+  PORTCULLIS_ASSIGN_OR_RETURN(scim::IssuedToken token, operations::rotate_directory_token(
+                                                           ctx, organization_id, directory_id));
   Json::Value out(Json::objectValue);
   out["token"] = token.token;
   out["create_time"] = token.create_time;
@@ -85,8 +76,7 @@ Result<http::Response> rotate_token(Context& ctx) {
 Result<http::Response> delete_directory(Context& ctx) {
   const std::string organization_id = ctx.request.path_param("organization_id");
   const std::string directory_id = ctx.request.path_param("directory_id");
-  PORTCULLIS_RETURN_IF_ERROR(DirectoryStore(ctx.services.db).remove(organization_id, directory_id));
-  record(ctx, events::type::kDirectoryDeleted, organization_id, directory_id);
+  PORTCULLIS_RETURN_IF_ERROR(operations::delete_directory(ctx, organization_id, directory_id));
   return http::Response::empty(204);
 }
 

@@ -1,9 +1,9 @@
 #include "api_memberships.h"
 
 #include "collection_routes.h"
+#include "operations/organizations.h"
 #include "organizations/membership_store.h"
 #include "organizations/organization_store.h"
-#include "scim/scim_store.h"
 #include "user_json.h"
 
 namespace portcullis::api_worker {
@@ -17,11 +17,8 @@ Result<http::Response> put_membership(Context& ctx) {
   PORTCULLIS_RETURN_IF_ERROR(organizations::check_organization_id(organization_id));
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(organizations::MembershipFields fields, read_membership_fields(body));
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      organizations::MembershipStore::Put put,
-      organizations::MembershipStore(ctx.services.db).put(organization_id, user_id, fields, "api"));
-  ctx.record(put.created ? events::type::kMembershipCreated : events::type::kMembershipUpdated,
-             {.organization_id = organization_id, .user_id = user_id});
+  PORTCULLIS_ASSIGN_OR_RETURN(organizations::MembershipStore::Put put,
+                              operations::put_membership(ctx, organization_id, user_id, fields));
   Json::Value out = membership_json(put.membership);
   out["user_id"] = put.membership.user_id;
   out["update_time"] = put.membership.update_time;
@@ -31,15 +28,7 @@ Result<http::Response> put_membership(Context& ctx) {
 Result<http::Response> delete_membership(Context& ctx) {
   std::string organization_id = ctx.request.path_param("organization_id");
   std::string user_id = ctx.request.path_param("user_id");
-  // The user's SCIM record in the organization goes in the same transaction (its owner is
-  // scim::ScimStore): the directory no longer lists a user who is not a member.
-  PORTCULLIS_RETURN_IF_ERROR(ctx.services.db.transaction([&]() -> Status {
-    PORTCULLIS_RETURN_IF_ERROR(
-        organizations::MembershipStore(ctx.services.db).remove(organization_id, user_id));
-    return scim::forget_membership(ctx.services.db, organization_id, user_id);
-  }));
-  ctx.record(events::type::kMembershipDeleted,
-             {.organization_id = organization_id, .user_id = user_id});
+  PORTCULLIS_RETURN_IF_ERROR(operations::remove_membership(ctx, organization_id, user_id));
   return http::Response::empty(204);
 }
 

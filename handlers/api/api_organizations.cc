@@ -4,9 +4,9 @@
 
 #include "collection_routes.h"
 #include "listing.h"
+#include "operations/organizations.h"
 #include "organizations/login_methods.h"
 #include "organizations/organization_store.h"
-#include "scim/scim_store.h"
 
 namespace portcullis::api_worker {
 namespace {
@@ -68,10 +68,7 @@ Result<organizations::OrganizationFields> read_fields(const Json::Value& body) {
 Result<http::Response> create_organization(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(auto fields, read_fields(body));
-  PORTCULLIS_ASSIGN_OR_RETURN(Organization o, OrganizationStore(ctx.services.db).create(fields));
-  Json::Value data(Json::objectValue);
-  data["display_name"] = o.display_name;
-  ctx.record(events::type::kOrganizationCreated, {.organization_id = o.id}, data);
+  PORTCULLIS_ASSIGN_OR_RETURN(Organization o, operations::create_organization(ctx, fields));
   http::Response out = http::Response::json(201, to_json(o));
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/organizations/" + o.id);
   return out;
@@ -99,38 +96,14 @@ Result<http::Response> update_organization(Context& ctx) {
   PORTCULLIS_RETURN_IF_ERROR(organizations::check_organization_id(id));
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(auto fields, read_fields(body));
-  Organization o;
-  store::Db& db = ctx.services.db;
-  Status st = db.transaction([&]() -> Status {
-    // A new scim_group_roles re-evaluates the roles of the mapped groups' members (lib/scim).
-    Json::Value previous;
-    if (fields.scim_group_roles) {
-      PORTCULLIS_ASSIGN_OR_RETURN(previous, scim::lock_group_roles(db, id));
-    }
-    PORTCULLIS_ASSIGN_OR_RETURN(o, OrganizationStore(db).update(id, fields));
-    if (fields.scim_group_roles) return scim::reapply_group_roles(db, id, previous);
-    return Status::ok();
-  });
-  PORTCULLIS_RETURN_IF_ERROR(st);
-  Json::Value data(Json::objectValue);
-  data["fields"] = Json::Value(Json::arrayValue);
-  for (const auto& key : body.getMemberNames()) data["fields"].append(key);
-  ctx.record(events::type::kOrganizationUpdated, {.organization_id = o.id}, data);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      Organization o, operations::update_organization(ctx, id, fields, body.getMemberNames()));
   return http::Response::json(200, to_json(o));
 }
 
 Result<http::Response> delete_organization(Context& ctx) {
-  OrganizationStore store(ctx.services.db);
-  PORTCULLIS_ASSIGN_OR_RETURN(Organization o, store.get(ctx.request.path_param("organization_id")));
-  // Its SCIM directories, users and groups go in the same transaction (their owner is
-  // scim::ScimStore), after the organization's row lock.
-  PORTCULLIS_RETURN_IF_ERROR(ctx.services.db.transaction([&]() -> Status {
-    PORTCULLIS_RETURN_IF_ERROR(store.remove(o.id));
-    return scim::forget_organization(ctx.services.db, o.id);
-  }));
-  Json::Value data(Json::objectValue);
-  data["display_name"] = o.display_name;
-  ctx.record(events::type::kOrganizationDeleted, {.organization_id = o.id}, data);
+  PORTCULLIS_RETURN_IF_ERROR(
+      operations::delete_organization(ctx, ctx.request.path_param("organization_id")).status());
   return http::Response::empty(204);
 }
 

@@ -4,6 +4,7 @@
 #include "clients/resources.h"
 #include "collection_routes.h"
 #include "listing.h"
+#include "operations/resources.h"
 #include "paging/keyset.h"
 
 namespace portcullis::api_worker {
@@ -51,9 +52,7 @@ Result<http::Response> list_clients(Context& ctx) {
 Result<http::Response> delete_client(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource resource, path_resource(ctx));
   const std::string client_id = ctx.request.path_param("client_id");
-  oauth::ClientStore clients(ctx.services.db);
-  PORTCULLIS_RETURN_IF_ERROR(clients.remove(resource.id, client_id));
-  ctx.record(events::type::kClientDeleted, {.resource_id = resource.id, .client_id = client_id});
+  PORTCULLIS_RETURN_IF_ERROR(operations::delete_resource_client(ctx, resource, client_id));
   return http::Response::empty(204);
 }
 

@@ -6,6 +6,7 @@
 #include "collection_routes.h"
 #include "discovery/metadata.h"
 #include "listing.h"
+#include "operations/resources.h"
 #include "paging/keyset.h"
 
 namespace portcullis::api_worker {
@@ -99,18 +100,12 @@ Result<oauth::ResourceFields> read_fields(const Json::Value& body) {
   return f;
 }
 
-oauth::ResourceStore resource_store(Context& ctx) {
-  return oauth::ResourceStore(ctx.services.db, ctx.services.config.max_token_lifetime_seconds);
-}
+using operations::resource_store;
 
 Result<http::Response> create_resource(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::ResourceFields fields, read_fields(body));
-  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource r, resource_store(ctx).create(fields));
-  Json::Value data(Json::objectValue);
-  data["name"] = r.name;
-  data["server_url"] = r.server_url;
-  ctx.record(events::type::kResourceCreated, {.resource_id = r.id}, data);
+  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource r, operations::create_resource(ctx, fields));
   http::Response out = http::Response::json(201, to_json(r));
   out.set_header("Location", ctx.services.config.base_url + "/api/v1/resources/" + r.id);
   return out;
@@ -136,22 +131,14 @@ Result<http::Response> update_resource(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::ResourceFields fields, read_fields(body));
   PORTCULLIS_ASSIGN_OR_RETURN(
-      oauth::Resource r, resource_store(ctx).update(ctx.request.path_param("resource_id"), fields));
-  Json::Value data(Json::objectValue);
-  data["fields"] = Json::Value(Json::arrayValue);
-  for (const auto& key : body.getMemberNames()) data["fields"].append(key);
-  ctx.record(events::type::kResourceUpdated, {.resource_id = r.id}, data);
+      oauth::Resource r, operations::update_resource(ctx, ctx.request.path_param("resource_id"),
+                                                     fields, body.getMemberNames()));
   return http::Response::json(200, to_json(r));
 }
 
 Result<http::Response> delete_resource(Context& ctx) {
-  oauth::ResourceStore store = resource_store(ctx);
-  PORTCULLIS_ASSIGN_OR_RETURN(oauth::Resource r, store.get(ctx.request.path_param("resource_id")));
-  PORTCULLIS_RETURN_IF_ERROR(store.remove(r.id));
-  Json::Value data(Json::objectValue);
-  data["name"] = r.name;
-  data["server_url"] = r.server_url;
-  ctx.record(events::type::kResourceDeleted, {.resource_id = r.id}, data);
+  PORTCULLIS_RETURN_IF_ERROR(
+      operations::delete_resource(ctx, ctx.request.path_param("resource_id")).status());
   return http::Response::empty(204);
 }
 

@@ -7,6 +7,7 @@
 #include "identity/user_listing.h"
 #include "identity/user_store.h"
 #include "listing.h"
+#include "operations/users.h"
 #include "organizations/organization_store.h"
 #include "scim/scim_store.h"
 #include "user_json.h"
@@ -104,16 +105,13 @@ Result<http::Response> get_user(Context& ctx) {
 }
 
 Result<http::Response> update_user(Context& ctx) {
-  UserStore store(ctx.services.db);
-  PORTCULLIS_ASSIGN_OR_RETURN(User before, store.get(ctx.request.path_param("user_id")));
+  const std::string id = ctx.request.path_param("user_id");
+  // An unknown user is a 404 before the body is looked at.
+  PORTCULLIS_RETURN_IF_ERROR(UserStore(ctx.services.db).get(id).status());
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(identity::UserFields fields, read_user_fields(body));
-  PORTCULLIS_ASSIGN_OR_RETURN(User u, store.update(before.id, fields));
-  Json::Value data(Json::objectValue);
-  data["fields"] = Json::Value(Json::arrayValue);
-  for (const auto& key : body.getMemberNames()) data["fields"].append(key);
-  ctx.record(events::type::kUserUpdated, {.user_id = u.id}, data);
-  if (before.active && !u.active) ctx.record(events::type::kUserDeactivated, {.user_id = u.id});
+  PORTCULLIS_ASSIGN_OR_RETURN(User u,
+                              operations::update_user(ctx, id, fields, body.getMemberNames()));
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value out, full_json(ctx, u));
   return http::Response::json(200, out);
 }

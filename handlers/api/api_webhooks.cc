@@ -2,9 +2,11 @@
 
 #include "collection_routes.h"
 #include "core/time.h"
+#include "events/delivery_store.h"
 #include "events/event_store.h"
 #include "format/json.h"
 #include "listing.h"
+#include "operations/management.h"
 #include "webhooks/webhook_store.h"
 
 namespace portcullis::api_worker {
@@ -13,8 +15,9 @@ namespace {
 using server::Context;
 using webhooks::WebhookStore;
 
+using operations::webhook_store;
 WebhookStore store_of(Context& ctx) {
-  return WebhookStore(ctx.services.db, ctx.services.master_key);
+  return webhook_store(ctx);
 }
 
 std::string path_id(Context& ctx) {
@@ -25,14 +28,10 @@ Result<http::Response> create_webhook(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
   PORTCULLIS_ASSIGN_OR_RETURN(webhooks::WebhookFields fields,
                               webhooks::read_fields(body, true, ctx.services.config.is_local()));
-  PORTCULLIS_ASSIGN_OR_RETURN(WebhookStore::Created created, store_of(ctx).create(fields));
+  PORTCULLIS_ASSIGN_OR_RETURN(WebhookStore::Created created,
+                              operations::create_webhook(ctx, fields));
   Json::Value out = webhooks::to_json(created.webhook);
   out["secret"] = created.secret;
-  Json::Value data(Json::objectValue);
-  data["webhook_id"] = created.webhook.id;
-  data["url"] = created.webhook.url;
-  data["event_types"] = out["event_types"];
-  ctx.record(events::type::kWebhookCreated, {}, data);
   http::Response r = http::Response::json(201, out);
   r.set_header("Location", ctx.services.config.base_url + "/api/v1/webhooks/" + created.webhook.id);
   return r;
@@ -67,13 +66,7 @@ Result<http::Response> update_webhook(Context& ctx) {
 }
 
 Result<http::Response> delete_webhook(Context& ctx) {
-  WebhookStore store = store_of(ctx);
-  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store.get(path_id(ctx)));
-  PORTCULLIS_RETURN_IF_ERROR(store.remove(w.id));
-  Json::Value data(Json::objectValue);
-  data["webhook_id"] = w.id;
-  data["url"] = w.url;
-  ctx.record(events::type::kWebhookDeleted, {}, data);
+  PORTCULLIS_RETURN_IF_ERROR(operations::delete_webhook(ctx, path_id(ctx)));
   return http::Response::empty(204);
 }
 
@@ -90,15 +83,11 @@ Result<http::Response> rotate_secret(Context& ctx) {
     }
     overlap = v.asInt64();
   }
-  WebhookStore store = store_of(ctx);
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string secret, store.rotate_secret(path_id(ctx), overlap));
-  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store.get(path_id(ctx)));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::string secret,
+                              operations::rotate_webhook_secret(ctx, path_id(ctx), overlap));
+  PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, store_of(ctx).get(path_id(ctx)));
   Json::Value out = webhooks::to_json(w);
   out["secret"] = secret;
-  Json::Value data(Json::objectValue);
-  data["webhook_id"] = w.id;
-  data["overlap_seconds"] = static_cast<Json::Int64>(overlap);
-  ctx.record(events::type::kWebhookSecretRotated, {}, data);
   return http::Response::json(200, out);
 }
 
@@ -130,46 +119,12 @@ Result<http::Response> replay(Context& ctx) {
 Result<http::Response> list_deliveries(Context& ctx) {
   std::string id = path_id(ctx);
   PORTCULLIS_RETURN_IF_ERROR(store_of(ctx).get(id).status());
-  paging::Listing listing{"webhook_deliveries", "webhook_id=" + id};
   return listing_response(
-      ctx, listing, "deliveries",
+      ctx, events::deliveries_listing(id), "deliveries",
       [&](const paging::PageRequest& request, const paging::TokenCodec& codec) {
-        paging::KeysetQuery q{
-            .columns =
-                "id, event_id, state, attempts, last_status, last_error, "
-                "next_attempt_at, (SELECT JSON_ARRAYAGG(JSON_OBJECT('attempt', attempt, "
-                "'attempted_at', attempted_at, 'status_code', status_code, 'latency_ms', "
-                "latency_ms, 'error', error, 'response_excerpt', response_excerpt)) FROM "
-                "webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
-            .from = "webhook_deliveries",
-            .where = "webhook_id = ?",
-            .params = {id},
-            .newest_first = true};
-        return paging::fetch_page(ctx.services.db, q, request, codec);
+        return events::list_deliveries(ctx.services.db, id, request, codec);
       },
-      [](const store::Row& r) {
-        Json::Value v(Json::objectValue);
-        v["id"] = r.str(0);
-        v["event_id"] = r.str(1);
-        v["state"] = r.str(2);
-        v["attempts"] = static_cast<Json::Int64>(r.i64(3));
-        if (!r.is_null(4)) v["last_status"] = static_cast<Json::Int64>(r.i64(4));
-        if (!r.is_null(5)) v["last_error"] = r.str(5);
-        if (r.str(2) == "pending") v["next_attempt_time"] = db_time_to_rfc3339(r.str(6));
-        v["attempt_log"] = Json::Value(Json::arrayValue);
-        if (auto log = json::parse(r.str(7)); log && log->isArray()) {
-          for (Json::Value a : *log) {
-            for (const auto& key : a.getMemberNames()) {
-              if (a[key].isNull()) a.removeMember(key);
-            }
-            if (a["attempted_at"].isString()) {
-              a["attempted_at"] = db_time_to_rfc3339(a["attempted_at"].asString());
-            }
-            v["attempt_log"].append(a);
-          }
-        }
-        return v;
-      });
+      [](const Json::Value& v) { return v; });
 }
 
 }  // namespace

@@ -56,6 +56,8 @@ Json::Value user_json(const identity::User& u,
   v["create_time"] = u.create_time;
   v["update_time"] = u.update_time;
   v["metadata"] = u.metadata;
+  v["environment_roles"] = Json::Value(Json::arrayValue);
+  for (const auto& r : u.environment_roles) v["environment_roles"].append(r);
   v["memberships"] = Json::Value(Json::arrayValue);
   for (const auto& m : memberships) v["memberships"].append(membership_json(m));
   return v;
@@ -84,6 +86,14 @@ Result<identity::UserFields> read_user_fields(const Json::Value& body) {
       PORTCULLIS_RETURN_IF_ERROR(read_optional_text(v, key, f.external_id));
     } else if (key == "metadata") {
       f.metadata = v.isNull() ? Json::Value(Json::objectValue) : v;
+    } else if (key == "environment_roles") {
+      if (!v.isNull() && !v.isArray())
+        return invalid("environment_roles must be an array of names");
+      f.environment_roles.emplace();
+      for (const auto& r : v) {
+        if (!r.isString()) return invalid("environment_roles must be an array of names");
+        f.environment_roles->push_back(r.asString());
+      }
     } else if (!kReadOnly.count(key)) {
       return invalid("unknown field " + key);
     }

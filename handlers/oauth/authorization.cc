@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "admin/portal_signin.h"
 #include "clients/redirect_uri.h"
 #include "clients/resources.h"
 #include "core/time.h"
@@ -85,6 +86,15 @@ class AuthorizationFlow final : public LoginFlow {
   }
 
   Result<pages::ConsentScreen> describe_consent(const LoginRequest& request) override {
+    if (is_portal(request)) {
+      // The admin portal (admin/portal_signin.h) signs in on its own server: no resource.
+      pages::ConsentScreen screen;
+      screen.resource_name = std::string(admin::kPortalName);
+      screen.client_name = std::string(admin::kPortalName);
+      screen.client_host = uri_host(request.redirect_uri);
+      screen.redirect_host = screen.client_host;
+      return screen;
+    }
     ResourceStore resources(services_.db);
     PORTCULLIS_ASSIGN_OR_RETURN(Resource resource, resources.get(request.resource_id));
     PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client,
@@ -110,6 +120,8 @@ class AuthorizationFlow final : public LoginFlow {
   Result<http::Response> continue_after_sign_in(server::Context& ctx,
                                                 const LoginRequest& request) override {
     if (request.user_id.empty()) return Status::failed_precondition("nobody has signed in yet");
+    // The admin portal is first-party: signing in is all it asks, there is nothing to consent to.
+    if (is_portal(request)) return issue_code_and_redirect(ctx, request);
     ConsentStore consents(services_.db);
     PORTCULLIS_ASSIGN_OR_RETURN(bool covered, consents.covers(request.user_id, request.client_id,
                                                               request.resource_id, request.scopes));
@@ -130,6 +142,7 @@ class AuthorizationFlow final : public LoginFlow {
   Result<http::Response> finish_with_consent(server::Context& ctx, const LoginRequest& request,
                                              bool allow) override {
     if (request.user_id.empty()) return Status::failed_precondition("nobody has signed in yet");
+    if (is_portal(request)) return continue_after_sign_in(ctx, request);
     if (!allow) {
       PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, unix_now()));
       events::Event e = ctx.event(events::type::kConsentDenied);
@@ -154,7 +167,12 @@ class AuthorizationFlow final : public LoginFlow {
   }
 
  private:
+  static bool is_portal(const LoginRequest& request) {
+    return request.client_id == admin::kPortalClientId;
+  }
+
   std::string issuer_of(const LoginRequest& request) const {
+    if (is_portal(request)) return services_.config.base_url;
     return services_.config.base_url + "/resources/" + request.resource_id;
   }
 

@@ -252,6 +252,12 @@ Result<Config> from_settings(const Settings& s) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.session_lifetime_seconds,
       parse_int(s, "PORTCULLIS_SESSION_TTL_SECONDS", 12 * 3600, 300, 30 * 86400));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.admin_idle_timeout_seconds,
+      parse_int(s, "PORTCULLIS_ADMIN_IDLE_TIMEOUT_SECONDS", 30 * 60, 60, 24 * 3600));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      c.admin_session_lifetime_seconds,
+      parse_int(s, "PORTCULLIS_ADMIN_SESSION_TTL_SECONDS", 8 * 3600, 300, 7 * 86400));
   PORTCULLIS_ASSIGN_OR_RETURN(c.dpop_iat_leeway_seconds,
                               parse_int(s, "PORTCULLIS_DPOP_IAT_LEEWAY_SECONDS", 60, 1, 3600));
   PORTCULLIS_RETURN_IF_ERROR(load_smtp(s, c.smtp));

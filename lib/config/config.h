@@ -91,6 +91,11 @@ struct Config {
 
   // Browser sessions after sign-in (the session cookie's lifetime).
   int64_t session_lifetime_seconds = 12 * 3600;
+  // Admin portal sessions (docs/admin.md): ended after this long without a request
+  // (PORTCULLIS_ADMIN_IDLE_TIMEOUT_SECONDS) and this long after sign-in whatever happens
+  // (PORTCULLIS_ADMIN_SESSION_TTL_SECONDS).
+  int64_t admin_idle_timeout_seconds = 30 * 60;
+  int64_t admin_session_lifetime_seconds = 8 * 3600;
 
   // Passwordless e-mail in production (local mode writes <var_dir>/mail/outbox.jsonl instead).
   struct Smtp {

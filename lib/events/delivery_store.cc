@@ -1,5 +1,8 @@
 #include "events/delivery_store.h"
 
+#include "core/time.h"
+#include "format/json.h"
+
 namespace portcullis::events {
 using store::placeholders;
 
@@ -165,6 +168,52 @@ Result<int64_t> DeliveryStore::requeue_since(const std::string& webhook_id,
           "WHERE w.id = ?",
           {since, webhook_id}));
   return static_cast<int64_t>(requeued + created);
+}
+
+paging::Listing deliveries_listing(const std::string& webhook_id) {
+  return paging::Listing{"webhook_deliveries", "webhook_id=" + webhook_id};
+}
+
+Result<paging::Page<Json::Value>> list_deliveries(store::Db& db, const std::string& webhook_id,
+                                                  const paging::PageRequest& request,
+                                                  const paging::TokenCodec& codec) {
+  paging::KeysetQuery q{
+      .columns =
+          "id, event_id, state, attempts, last_status, last_error, "
+          "next_attempt_at, (SELECT JSON_ARRAYAGG(JSON_OBJECT('attempt', attempt, "
+          "'attempted_at', attempted_at, 'status_code', status_code, 'latency_ms', "
+          "latency_ms, 'error', error, 'response_excerpt', response_excerpt)) FROM "
+          "webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
+      .from = "webhook_deliveries",
+      .where = "webhook_id = ?",
+      .params = {webhook_id},
+      .newest_first = true};
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> rows,
+                              paging::fetch_page(db, q, request, codec));
+  return paging::convert_page<Json::Value>(
+      std::move(rows), [](const store::Row& r) -> Result<Json::Value> {
+        Json::Value v(Json::objectValue);
+        v["id"] = r.str(0);
+        v["event_id"] = r.str(1);
+        v["state"] = r.str(2);
+        v["attempts"] = static_cast<Json::Int64>(r.i64(3));
+        if (!r.is_null(4)) v["last_status"] = static_cast<Json::Int64>(r.i64(4));
+        if (!r.is_null(5)) v["last_error"] = r.str(5);
+        if (r.str(2) == "pending") v["next_attempt_time"] = db_time_to_rfc3339(r.str(6));
+        v["attempt_log"] = Json::Value(Json::arrayValue);
+        if (auto log = json::parse(r.str(7)); log && log->isArray()) {
+          for (Json::Value a : *log) {
+            for (const auto& key : a.getMemberNames()) {
+              if (a[key].isNull()) a.removeMember(key);
+            }
+            if (a["attempted_at"].isString()) {
+              a["attempted_at"] = db_time_to_rfc3339(a["attempted_at"].asString());
+            }
+            v["attempt_log"].append(a);
+          }
+        }
+        return v;
+      });
 }
 
 }  // namespace portcullis::events

@@ -5,11 +5,14 @@
 // (lib/webhooks/webhook_store.h) queues them again here.
 #pragma once
 
+#include <json/value.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "paging/keyset.h"
 #include "store/db.h"
 
 namespace portcullis::events {
@@ -23,6 +26,15 @@ struct AttemptRow {
   store::Value error;    // NULL on a response
   store::Value excerpt;  // NULL when the answer was empty
 };
+
+// The delivery log of one endpoint (GET /api/v1/webhooks/{id}/deliveries and the admin
+// portal), newest first: {"id","event_id","state","attempts","last_status","last_error",
+// "next_attempt_time" (pending only),"attempt_log":[{"attempt","attempted_at","status_code",
+// "latency_ms","error","response_excerpt"}]}, absent members left out.
+paging::Listing deliveries_listing(const std::string& webhook_id);
+Result<paging::Page<Json::Value>> list_deliveries(store::Db& db, const std::string& webhook_id,
+                                                  const paging::PageRequest& request,
+                                                  const paging::TokenCodec& codec);
 
 class DeliveryStore {
  public:

@@ -66,6 +66,33 @@ Result<std::string> SessionStore::create(const std::string& user_id, int64_t aut
   return cookie(token, lifetime_seconds_);
 }
 
+Status SessionStore::end(const http::Request& request, int64_t now) {
+  auto hash = presented_token_hash(request);
+  if (!hash) return Status::ok();
+  return db_
+      .execute(
+          "UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND "
+          "revoked_at IS NULL",
+          {now, *hash})
+      .status();
+}
+
+Result<std::vector<SessionInfo>> SessionStore::live_of_user(const std::string& user_id, int64_t now,
+                                                            int limit) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT auth_time, expires_at, ip, user_agent, create_time FROM browser_sessions "
+                "WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? "
+                "ORDER BY create_time DESC LIMIT ?",
+                {user_id, now, static_cast<int64_t>(limit)}));
+  std::vector<SessionInfo> out;
+  for (const auto& r : rows) {
+    out.push_back(SessionInfo{r.i64(0), r.i64(1), r.opt(2).value_or(""), r.opt(3).value_or(""),
+                              db_time_to_rfc3339(r.str(4))});
+  }
+  return out;
+}
+
 Status SessionStore::revoke_all_for_user(const std::string& user_id) {
   return revoke_all_for_user(db_, user_id, unix_now());
 }

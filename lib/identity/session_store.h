@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "core/status.h"
@@ -25,6 +26,15 @@ namespace portcullis::identity {
 struct Session {
   std::string user_id;
   int64_t auth_time = 0;  // when the user proved who they are (OIDC auth_time)
+};
+
+// A live browser session as the admin portal lists it (never its token).
+struct SessionInfo {
+  int64_t auth_time = 0;
+  int64_t expires_at = 0;
+  std::string ip;
+  std::string user_agent;
+  std::string create_time;  // RFC 3339
 };
 
 class SessionStore {
@@ -40,6 +50,10 @@ class SessionStore {
   Result<std::string> create(const std::string& user_id, int64_t auth_time,
                              const http::Request& request, int64_t now);
 
+  // Ends the session the request's cookie names, if any (the admin portal's sign-out).
+  Status end(const http::Request& request, int64_t now);
+  // The user's live sessions, newest first, at most `limit`.
+  Result<std::vector<SessionInfo>> live_of_user(const std::string& user_id, int64_t now, int limit);
   // Ends every session of a user (deactivation, "sign out everywhere").
   Status revoke_all_for_user(const std::string& user_id);
   // The same for callers without a config (the user store, inside its transaction).

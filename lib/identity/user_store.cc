@@ -50,6 +50,10 @@ Status apply(User& u, const UserFields& f) {
   if (f.display_name) u.display_name = *f.display_name;
   if (f.external_id) u.external_id = *f.external_id;
   if (f.metadata) u.metadata = *f.metadata;
+  if (f.environment_roles) {
+    PORTCULLIS_RETURN_IF_ERROR(check_environment_roles(*f.environment_roles));
+    u.environment_roles = *f.environment_roles;
+  }
   return validate(u);
 }
 
@@ -64,13 +68,52 @@ Status duplicate_email(const Status& st) {
   return Status::already_exists("another user already has this email address");
 }
 
+// NULL when the user holds no environment role: the common case costs nothing.
+store::Value roles_value(const User& u) {
+  if (u.environment_roles.empty()) return nullptr;
+  Json::Value roles(Json::arrayValue);
+  for (const auto& r : u.environment_roles) roles.append(r);
+  return json::write(roles);
+}
+
+std::vector<std::string> roles_from(const std::optional<std::string>& stored) {
+  std::vector<std::string> roles;
+  if (!stored) return roles;
+  auto parsed = json::parse(*stored);
+  if (!parsed || !parsed->isArray()) return roles;
+  for (const auto& r : *parsed) {
+    if (r.isString()) roles.push_back(r.asString());
+  }
+  return roles;
+}
+
 }  // namespace
+
+Status check_environment_roles(const std::vector<std::string>& roles) {
+  for (size_t i = 0; i < roles.size(); ++i) {
+    if (roles[i] != kEnvironmentAdminRole) {
+      return invalid("environment_roles: unknown role " + roles[i].substr(0, 64) +
+                     " (the environment roles are: admin)");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (roles[j] == roles[i]) return invalid("environment_roles: " + roles[i] + " is repeated");
+    }
+  }
+  return Status::ok();
+}
+
+bool User::is_environment_admin() const {
+  for (const auto& r : environment_roles) {
+    if (r == kEnvironmentAdminRole) return true;
+  }
+  return false;
+}
 
 std::string user_columns(std::string_view alias) {
   std::string a(alias);
   return a + ".id, " + a + ".email, " + a + ".email_verified, " + a + ".active, " + a +
          ".given_name, " + a + ".family_name, " + a + ".display_name, " + a + ".external_id, " + a +
-         ".metadata, " + a + ".create_time, " + a + ".update_time";
+         ".metadata, " + a + ".create_time, " + a + ".update_time, " + a + ".environment_roles";
 }
 
 User user_from_row(const store::Row& r, size_t first) {
@@ -86,6 +129,7 @@ User user_from_row(const store::Row& r, size_t first) {
   u.metadata = format::parse_stored_metadata(r.str(first + 8));
   u.create_time = db_time_to_rfc3339(r.str(first + 9));
   u.update_time = db_time_to_rfc3339(r.str(first + 10));
+  u.environment_roles = roles_from(r.opt(first + 11));
   return u;
 }
 
@@ -109,13 +153,13 @@ Status UserStore::insert(const User& u) {
   std::string created = db_now();
   return db_.transaction([&]() -> Status {
     PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute(
-               "INSERT INTO users (id, email, email_verified, active, given_name, "
-               "family_name, display_name, external_id, metadata, create_time, update_time) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               {u.id, email_value(u), u.email_verified, u.active, store::nullable(u.given_name),
-                store::nullable(u.family_name), store::nullable(u.display_name),
-                store::nullable(u.external_id), json::write(u.metadata), created, created})
+        db_.execute("INSERT INTO users (id, email, email_verified, active, given_name, "
+                    "family_name, display_name, external_id, metadata, create_time, update_time, "
+                    "environment_roles) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    {u.id, email_value(u), u.email_verified, u.active,
+                     store::nullable(u.given_name), store::nullable(u.family_name),
+                     store::nullable(u.display_name), store::nullable(u.external_id),
+                     json::write(u.metadata), created, created, roles_value(u)})
             .status());
     return paging::add_to_count(db_, paging::kEnvironmentUsers, u.id, 1);
   });
@@ -186,10 +230,11 @@ Result<User> UserStore::update(const std::string& id, const UserFields& changes)
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("UPDATE users SET email = ?, email_verified = ?, active = ?, given_name = ?, "
                     "family_name = ?, display_name = ?, external_id = ?, metadata = ?, "
-                    "update_time = ? WHERE id = ?",
+                    "environment_roles = ?, update_time = ? WHERE id = ?",
                     {email_value(u), u.email_verified, u.active, store::nullable(u.given_name),
                      store::nullable(u.family_name), store::nullable(u.display_name),
-                     store::nullable(u.external_id), json::write(u.metadata), db_now(), id})
+                     store::nullable(u.external_id), json::write(u.metadata), roles_value(u),
+                     db_now(), id})
             .status());
     if (was_active && !u.active) {
       int64_t now = unix_now();
@@ -221,6 +266,21 @@ Status UserStore::remove(const std::string& id) {
     PORTCULLIS_RETURN_IF_ERROR(db_.execute("DELETE FROM users WHERE id = ?", {id}).status());
     return paging::add_to_count(db_, paging::kEnvironmentUsers, id, -1);
   });
+}
+
+Result<std::vector<User>> UserStore::search_by_email_prefix(const std::string& prefix, int limit) {
+  std::string pattern;
+  for (char c : prefix.substr(0, 320)) {
+    if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+    pattern += c;
+  }
+  pattern += '%';
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows, db_.query(select_users() + "WHERE u.email LIKE ? ORDER BY u.email LIMIT ?",
+                                  {pattern, static_cast<int64_t>(limit)}));
+  std::vector<User> out;
+  for (const auto& r : rows) out.push_back(user_from_row(r, 0));
+  return out;
 }
 
 Result<paging::Page<User>> UserStore::list(const paging::PageRequest& request,

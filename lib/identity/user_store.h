@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "paging/keyset.h"
@@ -24,6 +25,12 @@ inline constexpr size_t kMaxNameChars = 200;
 inline constexpr size_t kMaxDisplayNameChars = 400;
 inline constexpr size_t kMaxExternalIdChars = 255;
 
+// The environment roles a user may hold (docs/admin.md): `admin` is an environment
+// administrator, who may use every page of the admin portal.
+inline constexpr std::string_view kEnvironmentAdminRole = "admin";
+// InvalidArgument for a role that is not one of the environment roles, or a repeated one.
+Status check_environment_roles(const std::vector<std::string>& roles);
+
 struct User {
   std::string id;  // usr_…
   std::string email;
@@ -34,8 +41,11 @@ struct User {
   std::optional<std::string> display_name;
   std::optional<std::string> external_id;
   Json::Value metadata = Json::Value(Json::objectValue);
-  std::string create_time;  // RFC 3339
-  std::string update_time;  // RFC 3339
+  std::vector<std::string> environment_roles;  // {"admin"} or none
+  std::string create_time;                     // RFC 3339
+  std::string update_time;                     // RFC 3339
+
+  bool is_environment_admin() const;
 };
 
 // The writable fields; nullopt leaves a field as it is (PATCH) or at its default (create,
@@ -49,12 +59,13 @@ struct UserFields {
   std::optional<std::optional<std::string>> display_name;
   std::optional<std::optional<std::string>> external_id;
   std::optional<Json::Value> metadata;
+  std::optional<std::vector<std::string>> environment_roles;
 };
 
 // The user columns of the table aliased `alias`, in the order user_from_row reads them, for
 // queries that join users to something else.
 std::string user_columns(std::string_view alias);
-inline constexpr size_t kUserColumnCount = 11;
+inline constexpr size_t kUserColumnCount = 12;
 // A user from `row`, starting at cell `first`.
 User user_from_row(const store::Row& row, size_t first);
 
@@ -80,6 +91,11 @@ class UserStore {
   // their grants, in the same transaction.
   Result<User> update(const std::string& id, const UserFields& changes);
   Status remove(const std::string& id);
+
+  // The admin portal's search: users whose address starts with `prefix` (compared as the
+  // address column compares, case-insensitively), in address order, at most `limit`. One range
+  // read of the unique address index, whatever the number of users.
+  Result<std::vector<User>> search_by_email_prefix(const std::string& prefix, int limit);
 
   // GET /api/v1/users: every user, paged (paging/keyset.h); total_size from the counter.
   Result<paging::Page<User>> list(const paging::PageRequest& request,

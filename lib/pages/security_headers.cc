@@ -83,4 +83,12 @@ void set_page_headers(http::Response& response, const std::vector<std::string>& 
   response.set_header("Cache-Control", "no-store");
 }
 
+void set_portal_headers(http::Response& response) {
+  set_page_headers(response, {});
+  response.set_header("Content-Security-Policy",
+                      "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
+                      "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+                      "base-uri 'none'");
+}
+
 }  // namespace portcullis::pages

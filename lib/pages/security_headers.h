@@ -32,4 +32,11 @@ std::string content_security_policy(const std::vector<std::string>& form_targets
 
 void set_page_headers(http::Response& response, const std::vector<std::string>& form_targets);
 
+// The admin portal's pages (handlers/admin): the same headers, with its stylesheet and its one
+// small script served by the portal itself (`'self'`, never inline), and forms posting only
+// to the portal:
+//   default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self';
+//   form-action 'self'; frame-ancestors 'none'; base-uri 'none'
+void set_portal_headers(http::Response& response);
+
 }  // namespace portcullis::pages

@@ -109,7 +109,10 @@ http::Response App::dispatch(http::Request& request, const Route*& route_out) {
     if (!caller) return http::error_response(family, caller.status());
     ctx.caller = std::move(caller).value();
   }
-  if (!writes_atomically(family, request.method)) {
+  const bool atomic = writes_atomically(family, request.method) ||
+                      (route.atomic && request.method != "GET" && request.method != "HEAD" &&
+                       request.method != "OPTIONS");
+  if (!atomic) {
     auto result = route.handler(ctx);
     if (!result) return http::error_response(family, result.status());
     return std::move(result).value();

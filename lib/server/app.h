@@ -36,9 +36,11 @@
 namespace portcullis::server {
 
 struct Caller {
-  enum class Kind { kAnonymous, kApiClient, kScimDirectory };
+  // kAdminUser: a person signed in to the admin portal (handlers/admin), whose changes are
+  // recorded with data.by = their usr_… id.
+  enum class Kind { kAnonymous, kApiClient, kScimDirectory, kAdminUser };
   Kind kind = Kind::kAnonymous;
-  std::string id;  // api_… or dir_…
+  std::string id;  // api_…, dir_… or usr_…
   std::set<std::string> scopes;
   std::string organization_id;
 
@@ -77,6 +79,9 @@ struct Route {
   // false: no access-log line per request (nginx's auth_request validator answers every request
   // to a protected server; its outcomes are counted in events instead).
   bool access_log = true;
+  // true: a write (any method but GET/HEAD/OPTIONS) runs in one transaction with the events it
+  // recorded, as the management API's writes always do (the admin portal's forms).
+  bool atomic = false;
 };
 
 using Authenticator = std::function<Result<Caller>(const http::Request&, const Auth&, Services&)>;

@@ -71,6 +71,19 @@ Result<Grant> GrantStore::get(const std::string& grant_id) {
   return grant_from(rows[0]);
 }
 
+Result<std::vector<Grant>> GrantStore::live_of_user(const std::string& user_id, int64_t now,
+                                                    int limit) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kGrantColumns +
+                    " FROM grants g WHERE g.user_id = ? AND g.revoked_at IS NULL AND "
+                    "g.absolute_expires_at > ? ORDER BY g.create_time DESC LIMIT ?",
+                {user_id, now, static_cast<int64_t>(limit)}));
+  std::vector<Grant> out;
+  for (const auto& r : rows) out.push_back(grant_from(r));
+  return out;
+}
+
 Result<std::string> GrantStore::issue_refresh_token(const Grant& grant, int64_t now,
                                                     int64_t idle_seconds) {
   return insert_refresh_token(db_, grant, nullptr, now, idle_seconds);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "store/db.h"
@@ -69,6 +70,9 @@ class GrantStore {
                                            int64_t now, int64_t idle_seconds);
   // Revokes the grant and every access token issued under it. Idempotent.
   Status revoke(const std::string& grant_id, const std::string& reason, int64_t now);
+  // The user's grants that are neither revoked nor past their absolute expiry (each holds a
+  // refresh token chain), newest first, at most `limit` (the admin portal's user page).
+  Result<std::vector<Grant>> live_of_user(const std::string& user_id, int64_t now, int limit);
   // Revokes every grant of a user (deactivation, deletion).
   Status revoke_all_for_user(const std::string& user_id, const std::string& reason, int64_t now);
 

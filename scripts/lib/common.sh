@@ -10,7 +10,7 @@
 REPO_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
 # The worker families; each is a binary portcullis-<family> behind its own unix socket.
-PORTCULLIS_FAMILIES=(wellknown oauth api scim sso)
+PORTCULLIS_FAMILIES=(wellknown oauth api scim sso admin)
 # Every pool the local stack runs: the families, and the demo MCP server (contract §12), which
 # starts last because it serves a resource registered through the running API.
 # The webhook delivery process (portcullis-webhooks) has no socket; it is stopped with the pools.

@@ -312,7 +312,7 @@ wait_ready() {
     if ((SECONDS >= deadline)); then
       tail_logs "$LOG_DIR/wellknown.log" "$NGINX_ERROR_LOG"
       die "$url still answers ${code/#000/nothing} after ${PORTCULLIS_READY_TIMEOUT:-60} s.
-  Logs: $LOG_DIR/{wellknown,oauth,api,scim,sso}.log, $NGINX_ERROR_LOG, $DB_LOG, $LOG_DIR/cli.log
+  Logs: $LOG_DIR/{wellknown,oauth,api,scim,sso,admin}.log, $NGINX_ERROR_LOG, $DB_LOG, $LOG_DIR/cli.log
   The stack is left running for inspection; scripts/run-local stop stops it."
     fi
     sleep 0.2

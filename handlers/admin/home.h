@@ -1,0 +1,10 @@
+#pragma once
+
+#include "portal.h"
+
+namespace portcullis::admin_worker {
+
+// GET /admin
+void install_home_routes(server::App& app);
+
+}  // namespace portcullis::admin_worker
