@@ -201,9 +201,8 @@ Result<Config> from_settings(const Settings& s) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.validator_denylist_sync_ms,
       parse_int(s, "PORTCULLIS_VALIDATOR_DENYLIST_SYNC_MS", 1000, 100, 60000));
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      c.validator_event_flush_ms,
-      parse_int(s, "PORTCULLIS_VALIDATOR_EVENT_FLUSH_MS", 1000, 0, 60000));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.validator_event_flush_ms,
+                              parse_int(s, "PORTCULLIS_VALIDATOR_EVENT_FLUSH_MS", 1000, 0, 60000));
   PORTCULLIS_ASSIGN_OR_RETURN(c.validator_nginx_cache_seconds,
                               parse_int(s, "PORTCULLIS_VALIDATOR_NGINX_CACHE_SECONDS", 1, 0, 60));
   PORTCULLIS_ASSIGN_OR_RETURN(int64_t dcr_rate,
