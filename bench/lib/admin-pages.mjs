@@ -70,7 +70,8 @@ async function seed() {
   log(`API objects made in ${((Date.now() - started) / 1000).toFixed(0)} s; ${deliveries} deliveries`);
   // The newest seeded events, delivered once each with one attempt (what a healthy endpoint
   // subscribed to every type leaves behind), in chunks.
-  const newest = sql(`SELECT id FROM events WHERE id LIKE 'evt\\_0%' ORDER BY id DESC LIMIT 1`);
+  // (bench/events' ids are evt_0 and 25 digits, below every real ULID's evt_01….)
+  const newest = sql(`SELECT id FROM events WHERE id < 'evt_01' ORDER BY id DESC LIMIT 1`);
   const top = Number(newest.slice(5));
   for (let hi = top; hi > top - deliveries; hi -= 50000) {
     const lo = Math.max(top - deliveries + 1, hi - 49999);
@@ -79,11 +80,11 @@ async function seed() {
       INSERT INTO webhook_deliveries (id, webhook_id, event_id, state, attempts, next_attempt_at, last_status,
                                       create_time, update_time)
         SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING(${quote(webhook.id)}, 4)), ${quote(webhook.id)}, e.id,
-               'delivered', 1, e.occurred_at, 200, e.occurred_at, e.occurred_at + INTERVAL 40 MILLISECOND
+               'delivered', 1, e.occurred_at, 200, e.occurred_at, e.occurred_at + INTERVAL 40000 MICROSECOND
         FROM events e WHERE ${range};
       INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, response_excerpt)
         SELECT CONCAT('msg_', SUBSTRING(e.id, 5), '_', SUBSTRING(${quote(webhook.id)}, 4)), 1,
-               e.occurred_at + INTERVAL 5 MILLISECOND, 200, 35, 'ok'
+               e.occurred_at + INTERVAL 5000 MICROSECOND, 200, 35, 'ok'
         FROM events e WHERE ${range};
       COMMIT;`);
   }
