@@ -27,10 +27,28 @@ function sql(statement) {
 
 const token = await managementToken();
 const auth = { authorization: `Bearer ${token}` };
+let lastRequestId = '';
 async function get(query) {
   const r = await http(`/api/v1/events?${query}`, { headers: auth });
   if (r.status !== 200) throw new Error(`GET /api/v1/events?${query}: ${r.status} ${r.text}`);
+  lastRequestId = r.headers.get('x-request-id');
   return r.json;
+}
+
+// The api worker's own time (duration_us of its access-log line) of each request id, in ms.
+function serverTimes(ids) {
+  const want = new Set(ids);
+  const out = [];
+  for (const line of readFileSync(path.join(varDir, 'log', 'api.log'), 'utf8').split('\n')) {
+    if (!line.includes('"request_id"') || !line.includes('"request"')) continue;
+    try {
+      const l = JSON.parse(line);
+      if (l.msg === 'request' && want.has(l.request_id)) out.push(l.duration_us / 1000);
+    } catch {
+      // a line cut by rotation
+    }
+  }
+  return out.sort((a, b) => a - b);
 }
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
@@ -78,6 +96,37 @@ const deepType = await deepToken('types=token.issued');
 const deepTyped = await measure(`page ${depth + 1} (of 100), \`types=token.issued\``, () => `page_size=50&types=token.issued&page_token=${encodeURIComponent(deepType)}`);
 const ratio = (a, b) => `p50 ${(a.p50 / b.p50).toFixed(2)}×, p99 ${(a.p99 / b.p99).toFixed(2)}×`;
 console.log(`\nDeep page against the first: no filter ${ratio(deepAll, firstAll)}; \`types=token.issued\` ${ratio(deepTyped, firstType)} (target: within 2×)`);
+
+// The same pairs again, one request at a time and alternating first page / deep page (ABAB), so
+// that the machine's drift during the run falls on both alike; client time and the api
+// worker's own time (its access log's duration_us).
+async function alternate(name, firstQuery, deepQuery, rounds = Number(process.env.BENCH_ALTERNATE ?? 200)) {
+  const client = { first: [], deep: [] };
+  const ids = { first: [], deep: [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, q] of [['first', firstQuery], ['deep', deepQuery]]) {
+      const started = process.hrtime.bigint();
+      await get(q);
+      client[k].push(Number(process.hrtime.bigint() - started) / 1e6);
+      ids[k].push(lastRequestId);
+    }
+  }
+  await sleep(200);
+  const row = (k) => {
+    const c = client[k].sort((a, b) => a - b);
+    const s = serverTimes(ids[k]);
+    return { c50: quantile(c, 0.5), c99: quantile(c, 0.99), s50: quantile(s, 0.5), s99: quantile(s, 0.99), n: s.length };
+  };
+  const f = row('first');
+  const d = row('deep');
+  const cell = (v) => v.toFixed(2);
+  console.log(`| ${name} | ${rounds} + ${rounds} | ${cell(f.s50)} / ${cell(d.s50)} (${(d.s50 / f.s50).toFixed(2)}×) | ${cell(f.s99)} / ${cell(d.s99)} (${(d.s99 / f.s99).toFixed(2)}×) | ${cell(f.c50)} / ${cell(d.c50)} (${(d.c50 / f.c50).toFixed(2)}×) | ${cell(f.c99)} / ${cell(d.c99)} (${(d.c99 / f.c99).toFixed(2)}×) |`);
+}
+console.log('\nFirst page / deep page, alternating, one request at a time (server = the api worker\'s duration_us):\n');
+console.log('| listing | requests | server p50 ms | server p99 ms | client p50 ms | client p99 ms |');
+console.log('|---|---:|---:|---:|---:|---:|');
+await alternate('no filter', 'page_size=50', `page_size=50&page_token=${encodeURIComponent(deep)}`);
+await alternate('`types=token.issued`', 'page_size=50&types=token.issued', `page_size=50&types=token.issued&page_token=${encodeURIComponent(deepType)}`);
 if (deliveries <= 0) process.exit(0);  // BENCH_DELIVERIES=0: the listing only
 
 // Delivery throughput.

@@ -66,6 +66,7 @@ Result<std::vector<Json::Value>> recent_events(Admin& admin, const events::Event
                                                int count) {
   paging::PageRequest request;
   request.page_size = count;
+  request.count_limit = 1;  // the total is not shown
   PORTCULLIS_ASSIGN_OR_RETURN(paging::TokenCodec codec,
                               paging::TokenCodec::for_listing(admin.ctx.services.master_key,
                                                               events::event_listing(filter)));

@@ -11,13 +11,16 @@ Result<paging::PageRequest> page_request(const Admin& admin, const paging::Token
   params.emplace_back("page_size",
                       query.get_or(prefix + "page_size", std::to_string(kPortalPageSize)));
   if (auto token = query.get(prefix + "page_token")) params.emplace_back("page_token", *token);
-  return paging::parse_page_request(http::Form(std::move(params)), codec);
+  PORTCULLIS_ASSIGN_OR_RETURN(paging::PageRequest request,
+                              paging::parse_page_request(http::Form(std::move(params)), codec));
+  request.count_limit = kPortalCountLimit;
+  return request;
 }
 
 Result<pages::Html> pager(const std::string& path, const std::string& query,
                           const std::string& next_token, const std::string& prev_token,
-                          size_t shown, int64_t total, const std::string& noun,
-                          const std::string& prefix) {
+                          size_t shown, int64_t total, bool total_is_lower_bound,
+                          const std::string& noun, const std::string& prefix) {
   pages::Html links;
   for (const auto& [token, rel, label] : {std::tuple{prev_token, "prev", "Previous page"},
                                           std::tuple{next_token, "next", "Next page"}}) {
@@ -35,7 +38,7 @@ Result<pages::Html> pager(const std::string& path, const std::string& query,
   }
   return html(R"(<p class="pager"><span>{{shown}} shown of {{total}} {{noun}}</span>{{links}}</p>)",
               {{"shown", std::to_string(shown)},
-               {"total", std::to_string(total)},
+               {"total", (total_is_lower_bound ? "more than " : "") + std::to_string(total)},
                {"noun", noun},
                {"links", links}});
 }

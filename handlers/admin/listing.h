@@ -11,6 +11,9 @@
 namespace portcullis::admin_worker {
 
 inline constexpr int kPortalPageSize = 25;
+// A list without a maintained count says "more than 1,000" rather than reading every matching
+// index entry to count them (paging::PageRequest::count_limit).
+inline constexpr int64_t kPortalCountLimit = 1000;
 
 // The page request of a list on this page: `<prefix>page_token` and `<prefix>page_size` of the
 // query string (page size 25 unless given).
@@ -32,15 +35,15 @@ Result<paging::Page<T>> fetch_list(Admin& admin, const paging::Listing& listing,
 // slash, e.g. "admin/resources") with `query` (already encoded, "" or "a=b&") kept.
 Result<pages::Html> pager(const std::string& path, const std::string& query,
                           const std::string& next_token, const std::string& prev_token,
-                          size_t shown, int64_t total, const std::string& noun,
-                          const std::string& prefix = "");
+                          size_t shown, int64_t total, bool total_is_lower_bound,
+                          const std::string& noun, const std::string& prefix = "");
 
 template <typename T>
 Result<pages::Html> pager_of(const std::string& path, const std::string& query,
                              const paging::Page<T>& page, const std::string& noun,
                              const std::string& prefix = "") {
   return pager(path, query, page.next_page_token, page.prev_page_token, page.items.size(),
-               page.total_size, noun, prefix);
+               page.total_size, page.total_is_lower_bound, noun, prefix);
 }
 
 }  // namespace portcullis::admin_worker

@@ -1,6 +1,9 @@
 // /admin/webhooks: endpoints that receive events (the API's /webhooks): create (the signing
 // secret is shown once), rotate the secret, delete; /admin/webhooks/{id}: the delivery log
-// (each attempt's status, latency and error) and replay of one delivery.
+// (each attempt's status, latency and error), replay of one delivery or of every delivery since a
+// time (operations::replay_webhook, as the API's POST /webhooks/{id}/replay).
+#include <algorithm>
+
 #include "events/delivery_store.h"
 #include "events/types.h"
 #include "listing.h"
@@ -138,6 +141,14 @@ Result<View> webhook_view(Admin& admin, const webhooks::Webhook& w, const std::s
   PORTCULLIS_ASSIGN_OR_RETURN(pages::Html more,
                               pager_of("admin/webhooks/" + w.id, "", page, "deliveries"));
   PORTCULLIS_ASSIGN_OR_RETURN(
+      pages::Html since,
+      input_field("since", "Replay every delivery of the events since (UTC)", "", "datetime-local",
+                  "Each is queued again as new, with its webhook-id unchanged.", true));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      pages::Html replay_since,
+      post_form(admin, "admin/webhooks/" + w.id + "/replay", since, "Replay since", "secondary",
+                "Queue every delivery of the events since this time again?"));
+  PORTCULLIS_ASSIGN_OR_RETURN(
       pages::Html rotate,
       post_form(admin, "admin/webhooks/" + w.id + "/secret", pages::Html(), "Rotate secret",
                 "secondary",
@@ -153,6 +164,7 @@ Result<View> webhook_view(Admin& admin, const webhooks::Webhook& w, const std::s
 {{shown}}<div class="panel">{{about}}</div>
 <div class="actions">{{rotate}}</div>
 {{deliveries}}{{more}}
+<section aria-labelledby="replay-since"><h2 id="replay-since">Replay since a time</h2>{{replay_since}}</section>
 <section aria-labelledby="danger"><h2 id="danger">Delete</h2>{{remove}}</section>)",
                                    {{"url", w.url},
                                     {"shown", shown},
@@ -160,6 +172,7 @@ Result<View> webhook_view(Admin& admin, const webhooks::Webhook& w, const std::s
                                     {"rotate", rotate},
                                     {"deliveries", deliveries},
                                     {"more", more},
+                                    {"replay_since", replay_since},
                                     {"remove", remove}}));
   return View{"Webhook " + w.url, content, "webhooks", 200};
 }
@@ -168,8 +181,13 @@ Result<View> show_webhook(Admin& admin) {
   PORTCULLIS_RETURN_IF_ERROR(require_environment_admin(admin));
   PORTCULLIS_ASSIGN_OR_RETURN(webhooks::Webhook w, operations::webhook_store(admin.ctx).get(
                                                        admin.request().path_param("webhook_id")));
-  return webhook_view(
-      admin, w, "", admin.request().query.has("replayed") ? "The delivery was queued again." : "");
+  std::string note;
+  if (auto n = admin.request().query.get("replayed");
+      n && !n->empty() && n->size() < 10 &&
+      std::all_of(n->begin(), n->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    note = *n == "1" ? "1 delivery was queued again." : *n + " deliveries were queued again.";
+  }
+  return webhook_view(admin, w, "", note);
 }
 
 Result<http::Response> create_webhook(Admin& admin, const http::Form& form) {
@@ -198,13 +216,22 @@ Result<http::Response> rotate_secret(Admin& admin, const http::Form&) {
   return render(admin, v);
 }
 
+// The form's `since` is a datetime-local value ("2026-11-27T04:05", seconds optional), read as
+// UTC; a full RFC 3339 time is taken as it is.
+std::string since_of(const http::Form& form) {
+  std::string since = form.get_or("since", "");
+  if (since.size() == 16) since += ":00";
+  if (since.size() == 19) since += "Z";
+  return since;
+}
+
 Result<http::Response> replay(Admin& admin, const http::Form& form) {
   PORTCULLIS_RETURN_IF_ERROR(require_environment_admin(admin));
   const std::string id = admin.request().path_param("webhook_id");
-  PORTCULLIS_RETURN_IF_ERROR(operations::webhook_store(admin.ctx)
-                                 .replay_delivery(id, form.get_or("delivery_id", ""))
-                                 .status());
-  return redirect("/admin/webhooks/" + id + "?replayed=1");
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      int64_t queued,
+      operations::replay_webhook(admin.ctx, id, form.get_or("delivery_id", ""), since_of(form)));
+  return redirect("/admin/webhooks/" + id + "?replayed=" + std::to_string(queued));
 }
 
 Result<http::Response> delete_webhook(Admin& admin, const http::Form&) {

@@ -93,24 +93,18 @@ Result<http::Response> rotate_secret(Context& ctx) {
 
 Result<http::Response> replay(Context& ctx) {
   PORTCULLIS_ASSIGN_OR_RETURN(Json::Value body, ctx.request.json_object());
-  const bool one = body.isMember("delivery_id"), since = body.isMember("since");
-  if (one == since) {
+  for (const char* field : {"delivery_id", "since"}) {
+    if (body.isMember(field) && !body[field].isString()) {
+      return Status::invalid_argument(std::string(field) + " must be a string");
+    }
+  }
+  if (body.isMember("delivery_id") == body.isMember("since")) {
     return Status::invalid_argument("give either delivery_id or since (RFC 3339)");
   }
-  WebhookStore store = store_of(ctx);
-  int64_t queued = 0;
-  if (one) {
-    if (!body["delivery_id"].isString()) {
-      return Status::invalid_argument("delivery_id must be a string");
-    }
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        queued, store.replay_delivery(path_id(ctx), body["delivery_id"].asString()));
-  } else {
-    if (!body["since"].isString()) return Status::invalid_argument("since must be a string");
-    auto time = events::rfc3339_to_db_time(body["since"].asString());
-    if (!time) return Status::invalid_argument("since: " + time.status().message());
-    PORTCULLIS_ASSIGN_OR_RETURN(queued, store.replay_since(path_id(ctx), *time));
-  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      int64_t queued,
+      operations::replay_webhook(ctx, path_id(ctx), body.get("delivery_id", "").asString(),
+                                 body.get("since", "").asString()));
   Json::Value out(Json::objectValue);
   out["queued"] = static_cast<Json::Int64>(queued);
   return http::Response::json(202, out);

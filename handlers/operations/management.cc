@@ -1,5 +1,6 @@
 #include "operations/management.h"
 
+#include "core/rfc3339.h"
 #include "management/scopes.h"
 
 namespace portcullis::operations {
@@ -80,6 +81,29 @@ Result<std::string> rotate_webhook_secret(server::Context& ctx, const std::strin
   data["overlap_seconds"] = static_cast<Json::Int64>(overlap_seconds);
   ctx.record(events::type::kWebhookSecretRotated, {}, data);
   return secret;
+}
+
+Result<int64_t> replay_webhook(server::Context& ctx, const std::string& webhook_id,
+                               const std::string& delivery_id, const std::string& since) {
+  if (delivery_id.empty() == since.empty()) {
+    return Status::invalid_argument("give either delivery_id or since (RFC 3339)");
+  }
+  webhooks::WebhookStore store = webhook_store(ctx);
+  Json::Value data(Json::objectValue);
+  data["webhook_id"] = webhook_id;
+  int64_t queued = 0;
+  if (!delivery_id.empty()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(queued, store.replay_delivery(webhook_id, delivery_id));
+    data["delivery_id"] = delivery_id;
+  } else {
+    auto time = rfc3339_to_db_time(since);
+    if (!time) return Status::invalid_argument("since: " + time.status().message());
+    PORTCULLIS_ASSIGN_OR_RETURN(queued, store.replay_since(webhook_id, *time));
+    data["since"] = since;
+  }
+  data["queued"] = static_cast<Json::Int64>(queued);
+  ctx.record(events::type::kWebhookReplayed, {}, data);
+  return queued;
 }
 
 }  // namespace portcullis::operations

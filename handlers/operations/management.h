@@ -27,4 +27,11 @@ Status delete_webhook(server::Context& ctx, const std::string& webhook_id);
 Result<std::string> rotate_webhook_secret(server::Context& ctx, const std::string& webhook_id,
                                           int64_t overlap_seconds);
 
+// Queues deliveries of endpoint `webhook_id` again: the one named `delivery_id`, or (when
+// `delivery_id` is empty) every delivery of the events since `since` (RFC 3339). Exactly one of
+// the two must be given (InvalidArgument otherwise, or for a bad time); NotFound for an unknown
+// endpoint or delivery. Records webhook.replayed; returns how many were queued.
+Result<int64_t> replay_webhook(server::Context& ctx, const std::string& webhook_id,
+                               const std::string& delivery_id, const std::string& since);
+
 }  // namespace portcullis::operations

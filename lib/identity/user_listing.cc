@@ -30,6 +30,7 @@ Result<paging::Page<ListedUser>> list_environment_users(store::Db& db,
   out.next_page_token = std::move(users.next_page_token);
   out.prev_page_token = std::move(users.prev_page_token);
   out.total_size = users.total_size;
+  out.total_is_lower_bound = users.total_is_lower_bound;
   return out;
 }
 

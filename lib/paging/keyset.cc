@@ -49,12 +49,18 @@ Result<bool> any_beyond(store::Db& db, const KeysetQuery& q, Direction direction
   return !rows.empty();
 }
 
-Result<int64_t> total_size(store::Db& db, const KeysetQuery& q) {
+// total_size: the maintained count when the listing has one; otherwise COUNT(*), bounded to
+// `limit` + 1 matching rows when `limit` > 0 (then a count past `limit` is reported as `limit`).
+Result<int64_t> total_size(store::Db& db, const KeysetQuery& q, int64_t limit) {
   if (q.total) return q.total();
   store::Params params;
   std::string where = where_clause(q, std::nullopt, params);
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows count,
-                              db.query("SELECT COUNT(*) FROM " + q.from + where, params));
+  std::string sql = "SELECT COUNT(*) FROM " + q.from + where;
+  if (limit > 0) {
+    sql = "SELECT COUNT(*) FROM (SELECT 1 FROM " + q.from + where + " LIMIT ?) bounded";
+    params.emplace_back(limit + 1);
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows count, db.query(sql, params));
   return count.empty() ? 0 : count[0].i64(0);
 }
 
@@ -141,7 +147,11 @@ Result<Page<store::Row>> fetch_page(store::Db& db, const KeysetQuery& q, const P
     if (after) page.next_page_token = token_for(Direction::kForward, *last);
   }
 
-  PORTCULLIS_ASSIGN_OR_RETURN(page.total_size, total_size(db, q));
+  PORTCULLIS_ASSIGN_OR_RETURN(page.total_size, total_size(db, q, request.count_limit));
+  if (!q.total && request.count_limit > 0 && page.total_size > request.count_limit) {
+    page.total_size = request.count_limit;
+    page.total_is_lower_bound = true;
+  }
   page.items.reserve(rows.size());
   for (const store::Row& r : rows) page.items.push_back(strip_keyset(r));
   return page;

@@ -45,6 +45,11 @@ inline constexpr int kMaxPageSize = 100;
 struct PageRequest {
   int page_size = kDefaultPageSize;
   std::optional<PageToken> token;  // nullopt: the first page
+  // 0: total_size is exact. N > 0: a listing without a maintained count (KeysetQuery::total)
+  // counts at most N + 1 matching rows (a bounded index read instead of a COUNT(*) that reads
+  // every match); past N the page says total_size N with total_is_lower_bound. The admin
+  // portal's lists ask so; the management API never does (contract §8: exact).
+  int64_t count_limit = 0;
 };
 
 // `page_size` and `page_token` from a query string, per the contract above.
@@ -85,6 +90,8 @@ struct Page {
   std::string next_page_token;  // "" on the last page
   std::string prev_page_token;  // "" on the first page
   int64_t total_size = 0;       // every row matching the filter
+  // Only with PageRequest::count_limit: more than total_size rows match.
+  bool total_is_lower_bound = false;
 };
 
 // The page's rows hold exactly the KeysetQuery's columns.
@@ -105,6 +112,7 @@ Result<Page<T>> convert_page(Page<store::Row> rows, Convert convert) {
   out.next_page_token = std::move(rows.next_page_token);
   out.prev_page_token = std::move(rows.prev_page_token);
   out.total_size = rows.total_size;
+  out.total_is_lower_bound = rows.total_is_lower_bound;
   return out;
 }
 

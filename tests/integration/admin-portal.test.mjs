@@ -7,7 +7,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { chromium } from 'playwright-core';
 import { baseUrl, repoDir } from './harness.mjs';
 import { api, unique, createOrg, createUser, addMember, eventsOf } from './management.mjs';
 import { Browser, parseForms, lastMail, signInWithCode, completeAuthorization } from './browser.mjs';
-import { CHROMIUM_ARGS, authorizeUrl } from './sso-fixtures.mjs';
+import { CHROMIUM_ARGS, authorizeUrl, idpMetadata } from './sso-fixtures.mjs';
 import { startDnsmasq } from './dns-server.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
@@ -195,21 +194,6 @@ test('the overview in Chromium at 360 px and on a desktop: axe finds nothing ser
   await context.close();
 });
 
-// A SAML IdP's metadata document (an HTTP-Redirect SSO service and a signing certificate).
-function idpMetadata(entityId) {
-  const dir = path.join(os.tmpdir(), `admin-idp-${unique()}`);
-  mkdirSync(dir);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=admin-test-idp',
-    '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem')], { stdio: 'ignore' });
-  const cert = readFileSync(path.join(dir, 'c.pem'), 'utf8').replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
-  return `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}">
-  <md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
-    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${cert}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
-    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.com/sso"/>
-  </md:IDPSSODescriptor>
-</md:EntityDescriptor>`;
-}
-
 // Submits the form whose submit button reads `button` and waits for the next page.
 async function press(page, button) {
   await Promise.all([page.waitForNavigation(), page.click(`button:has-text("${button}")`)]);
@@ -386,6 +370,34 @@ test('an environment administrator runs the environment from the portal (Chromiu
   assert.match(await page.textContent('[data-copy="signing secret"]'), /^\s*whsec_/);
   await audit(page, 'webhook');
   await shot(page, 'webhook');
+
+  // Replay: one delivery, then every delivery since a time (after the confirmation); each is a
+  // webhook.replayed event naming the administrator. Without the CSRF token nothing is queued.
+  const webhookId = (await page.textContent('main')).match(/wh_[0-9a-z]+/)[0];
+  const since = new Date(Date.now() - 60e3).toISOString().slice(0, 16);  // datetime-local, UTC
+  await createUser({ email: `hooked-${u}@example.com` });  // user.created: a delivery to the endpoint
+  await page.goto(`${baseUrl}/admin/webhooks/${webhookId}`);
+  await audit(page, 'webhook and its delivery log');
+  assert.match(await page.textContent('main'), /evt_/, 'the delivery log lists the delivery');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/replay"] button:text-is("Replay")')]);
+  assert.match(page.url(), /\?replayed=1$/);
+  assert.match(await page.textContent('main'), /1 delivery was queued again/);
+  const forged = await context.request.post(`${baseUrl}/admin/webhooks/${webhookId}/replay`, { form: { since }, maxRedirects: 0 });
+  assert.equal(forged.status(), 403, 'a replay without the CSRF token is refused');
+  await page.fill('#f-since', since);
+  let confirmed = '';
+  page.once('dialog', (d) => { confirmed = d.message(); });
+  await press(page, 'Replay since');
+  assert.match(confirmed, /Queue every delivery of the events since this time again\?/);
+  const queued = Number(new URL(page.url()).searchParams.get('replayed'));
+  assert.ok(queued >= 1, page.url());
+  assert.match(await page.textContent('main'), new RegExp(`${queued} deliver(y|ies) (was|were) queued again`));
+  const replays = (await api('GET', '/api/v1/events?types=webhook.replayed&page_size=100')).json.events
+    .filter((e) => e.data.webhook_id === webhookId);
+  assert.deepEqual(replays.map((e) => [e.data.since, e.data.queued, e.data.by]),
+    [[`${since}:00Z`, queued, me.id], [undefined, 1, me.id]]);
+  assert.match(replays[1].data.delivery_id, /^msg_/);
+
   await press(page, 'Delete endpoint');
   assert.match(page.url(), /\/admin\/webhooks\?deleted=1$/);
 

@@ -3,7 +3,9 @@
 // straight to the organization's IdP by its login_hint.
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { env, baseUrl, varDir, http, sleep, dbQuery, masterPid, childPids } from './harness.mjs';
@@ -172,4 +174,19 @@ export async function assertSignInTime(label, limitMs, signIn) {
   for (const [kind, t] of Object.entries(best)) {
     assert.ok(t.ours < limitMs, `${label} ${kind} sign-in: ${t.ours.toFixed(1)} ms of server time at best (${t.detail})`);
   }
+}
+
+// A SAML IdP's metadata document (an HTTP-Redirect SSO service and a signing certificate).
+export function idpMetadata(entityId) {
+  const dir = path.join(os.tmpdir(), `admin-idp-${unique()}`);
+  mkdirSync(dir);
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=admin-test-idp',
+    '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem')], { stdio: 'ignore' });
+  const cert = readFileSync(path.join(dir, 'c.pem'), 'utf8').replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+  return `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}">
+  <md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${cert}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.com/sso"/>
+  </md:IDPSSODescriptor>
+</md:EntityDescriptor>`;
 }

@@ -223,6 +223,12 @@ test('webhooks: an endpoint that never answers 2xx is given up after the schedul
   assertProblem(assert, await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: {} }), 400, 'invalid_argument');
   assertProblem(assert, await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { since: 'yesterday' } }), 400, 'invalid_argument');
   assertProblem(assert, await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { delivery_id: 'msg_nope' } }), 404, 'not_found');
+  // Each replay is a webhook.replayed event (the refused ones none), newest first.
+  const replayed = (await api('GET', '/api/v1/events?types=webhook.replayed&page_size=100')).json.events
+    .filter((e) => e.data.webhook_id === w.id);
+  assert.deepEqual(replayed.map((e) => [e.data.delivery_id, e.data.since, e.data.queued]),
+    [[undefined, before, r.json.queued], [failed.id, undefined, 1]]);
+  assert.ok(replayed.every((e) => /^api_/.test(e.data.by)), 'the caller is named');
 });
 
 test('webhooks: a rotated secret signs together with the old one during the overlap', async () => {

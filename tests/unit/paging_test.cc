@@ -208,3 +208,40 @@ BOOST_AUTO_TEST_CASE(walks_forward_and_back_in_keyset_order) {
   BOOST_TEST(foreign.status().code() == Code::kInvalidArgument);
   BOOST_REQUIRE(db.execute("DROP TABLE paging_test_items").is_ok());
 }
+
+BOOST_AUTO_TEST_CASE(a_bounded_count_says_more_than_its_limit) {
+  auto config = testing::test_config();
+  store::Db db(config->db);
+  BOOST_REQUIRE(db.execute("CREATE TABLE IF NOT EXISTS paging_count_items ("
+                           "id VARCHAR(40) NOT NULL COLLATE utf8mb4_bin,"
+                           "create_time DATETIME(6) NOT NULL, PRIMARY KEY (id),"
+                           "KEY (create_time, id)) ENGINE=InnoDB")
+                    .is_ok());
+  BOOST_REQUIRE(db.execute("DELETE FROM paging_count_items").is_ok());
+  for (int i = 0; i < 7; ++i) {
+    BOOST_REQUIRE(
+        db.execute("INSERT INTO paging_count_items VALUES (?, ?)",
+                   {"c" + std::to_string(i), "2026-01-01 00:00:0" + std::to_string(i) + ".000000"})
+            .is_ok());
+  }
+  KeysetQuery q{.columns = "id", .from = "paging_count_items"};
+  TokenCodec codec = codec_for("paging_count_items");
+  auto count_with = [&](int64_t limit) {
+    auto request = parse_page_request(query({{"page_size", "2"}}), codec);
+    BOOST_REQUIRE(request.is_ok());
+    request->count_limit = limit;
+    auto page = fetch_page(db, q, *request, codec);
+    BOOST_REQUIRE_MESSAGE(page.is_ok(), page.status().to_string());
+    BOOST_TEST(ids(*page) == (std::vector<std::string>{"c0", "c1"}),
+               boost::test_tools::per_element());
+    return std::pair{page->total_size, page->total_is_lower_bound};
+  };
+  BOOST_TEST((count_with(0) == std::pair<int64_t, bool>{7, false}));  // exact
+  BOOST_TEST((count_with(3) == std::pair<int64_t, bool>{3, true}));   // more than 3
+  BOOST_TEST((count_with(7) == std::pair<int64_t, bool>{7, false}));  // exactly the limit
+  BOOST_TEST((count_with(100) == std::pair<int64_t, bool>{7, false}));
+  // A maintained count stays exact whatever the limit.
+  q.total = []() -> Result<int64_t> { return 1234; };
+  BOOST_TEST((count_with(3) == std::pair<int64_t, bool>{1234, false}));
+  BOOST_REQUIRE(db.execute("DROP TABLE paging_count_items").is_ok());
+}
