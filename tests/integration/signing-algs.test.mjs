@@ -94,7 +94,7 @@ test('access_token_signing_alg: RS256 by default, ES256 or EdDSA on request, any
   for (const bad of ['HS256', 'none', 'es256', 'ES384', 'PS256', 7, true]) {
     const r = await http('/api/v1/resources', { method: 'POST', headers: admin, json: { name: 'Bad', server_url: `https://bad-${uniq()}.test/mcp`, access_token_signing_alg: bad } });
     assertProblem(assert, r, 400, 'invalid_argument');
-    assert.match(r.json.message, /access_token_signing_alg/);
+    assert.match(r.json.detail, /access_token_signing_alg/, r.text);
   }
   const patched = await http(`/api/v1/resources/${plain.id}`, { method: 'PATCH', headers: admin, json: { access_token_signing_alg: 'EdDSA' } });
   assert.equal(patched.status, 200, patched.text);
