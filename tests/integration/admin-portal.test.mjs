@@ -1,10 +1,12 @@
 // The admin portal (docs/admin.md) as its users meet it: sign-in through the environment's own
 // login pages, environment and organization administrators, the CSRF token of every form, the
 // pages' security headers, and each page driven in headless Chromium (playwright-core) and
-// audited with axe-core. The screenshots of docs/admin.md are written here (docs/admin/*.png).
+// audited with axe-core. Every page visited is also captured as a full-page screenshot; with
+// PORTCULLIS_SCREENSHOTS=1 they are written over docs/admin.md's images (docs/admin/*.png),
+// otherwise into a temporary directory, so a test run leaves the tracked files alone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { createRequire } from 'node:module';
@@ -18,7 +20,10 @@ import { startDnsmasq } from './dns-server.mjs';
 
 const CHROMIUM = process.env.PORTCULLIS_CHROMIUM ?? '/usr/bin/chromium';
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = path.join(repoDir, 'docs', 'admin');
+const KEEP_SHOTS = process.env.PORTCULLIS_SCREENSHOTS === '1';
+const SHOTS = KEEP_SHOTS
+  ? path.join(repoDir, 'docs', 'admin')
+  : mkdtempSync(path.join(os.tmpdir(), 'portcullis-admin-shots-'));
 
 let browser;
 
@@ -29,6 +34,7 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
+  if (!KEEP_SHOTS) rmSync(SHOTS, { recursive: true, force: true });
 });
 
 // A user holding the environment role `admin`.
