@@ -7,7 +7,8 @@
 // process trees are each side's server: CPU is read from /proc), COMPARE_CONNECTIONS (64),
 // COMPARE_DURATION (seconds a round, 10), COMPARE_ROUNDS (2), COMPARE_AT80 (1: also a run at
 // 80 % of each side's peak for its p99), COMPARE_SIGN_RATE (openssl speed rsa2048, one core),
-// COMPARE_FIGURES (comma list of refresh,code,jwks,metadata).
+// COMPARE_FIGURES (comma list of refresh,code,jwks,metadata), COMPARE_ALG (the access_token_signing_alg of
+// Portcullis' bench resource: RS256, ES256 or EdDSA).
 import { readFileSync, readdirSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -73,7 +74,10 @@ const admin = { authorization: `Bearer ${await managementToken()}` };
 const resourceUrl = `https://bench-compare-${suffix}.test/mcp`;
 const created = await http('/api/v1/resources', {
   method: 'POST', headers: admin,
-  json: { name: 'bench compare', server_url: resourceUrl, scopes: [{ name: 'bench:read', description: 'Bench' }] },
+  json: {
+    name: 'bench compare', server_url: resourceUrl, scopes: [{ name: 'bench:read', description: 'Bench' }],
+    access_token_signing_alg: env.COMPARE_ALG ?? 'RS256',
+  },
 });
 if (created.status !== 201) throw new Error(`resource: ${created.status} ${created.text}`);
 const registered = await http(`/resources/${created.json.id}/client_register`, {
@@ -316,6 +320,7 @@ for (const figure of figures.filter((f) => f === 'refresh' || f === 'code')) {
 }
 lines.push('', ...notes.flatMap((n) => [n, '']));
 if (signRate) lines.push('', `\`openssl speed rsa2048\` in the same run: ${signRate} signs/s on one core (${(1000 / signRate).toFixed(3)} ms a signature).`);
+lines.push('', `Portcullis' access tokens: ${env.COMPARE_ALG ?? 'RS256'} (the peer's: RS256).`);
 console.log(lines.join('\n'));
 const failed = figures.some((f) => cell('portcullis', f).errors + cell('peer', f).errors > 0);
 process.exit(failed ? 1 : 0);

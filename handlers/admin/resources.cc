@@ -74,12 +74,21 @@ Result<oauth::ResourceFields> read_form(const http::Form& form, std::vector<std:
   f.scopes = parse_scopes(form.get_or("scopes", ""));
   changed = {"name",  "server_url", "dcr_enabled", "cimd_enabled", "access_token_ttl_seconds",
              "scopes"};
+  if (auto alg = form.get("access_token_signing_alg")) {
+    PORTCULLIS_ASSIGN_OR_RETURN(f.access_token_signing_alg,
+                                oauth::parse_access_token_signing_alg(*alg));
+    changed.push_back("access_token_signing_alg");
+  }
   return f;
 }
 
 constexpr const char* kTtlHelp =
     "Seconds, 60 to 86,400. Between 300 and 3,600 (5 to 60 minutes) is recommended: shorter "
     "makes clients refresh very often, longer keeps a leaked token usable for that long.";
+constexpr const char* kAlgHelp =
+    "How its access tokens are signed. RS256 is understood by every JWT library; ES256 and "
+    "EdDSA sign many times faster and make shorter tokens, and the MCP server's validator "
+    "must support them (the keys are published in /keys either way).";
 constexpr const char* kScopesHelp =
     "One scope a line: its name (for example todo:read), a space, then the description shown "
     "on the consent page.";
@@ -107,6 +116,15 @@ Result<pages::Html> resource_fields(const oauth::Resource& r) {
       input_field("access_token_ttl_seconds", "Access token lifetime (seconds)",
                   std::to_string(r.access_token_ttl_seconds), "number", kTtlHelp, true));
   PORTCULLIS_ASSIGN_OR_RETURN(
+      pages::Html alg, select_field("access_token_signing_alg", "Access token signing algorithm",
+                                    {{"RS256", "RS256 (RSA 2048, the default)"},
+                                     {"ES256", "ES256 (ECDSA P-256)"},
+                                     {"EdDSA", "EdDSA (Ed25519)"}},
+                                    std::string(jose::alg_name(r.access_token_signing_alg))));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      pages::Html alg_help,
+      html(R"(<p class="help" id="access_token_signing_alg-help">{{h}}</p>)", {{"h", kAlgHelp}}));
+  PORTCULLIS_ASSIGN_OR_RETURN(
       pages::Html scopes, textarea_field("scopes", "Scopes", scopes_text(r.scopes), kScopesHelp));
   f += name;
   f += url;
@@ -116,6 +134,8 @@ Result<pages::Html> resource_fields(const oauth::Resource& r) {
            {{"dcr", dcr}, {"cimd", cimd}}));
   f += switches;
   f += ttl;
+  f += alg;
+  f += alg_help;
   f += scopes;
   return f;
 }

@@ -26,6 +26,7 @@ Json::Value to_json(const oauth::Resource& r) {
   v["dcr_enabled"] = r.dcr_enabled;
   v["cimd_enabled"] = r.cimd_enabled;
   v["access_token_ttl_seconds"] = r.access_token_ttl_seconds;
+  v["access_token_signing_alg"] = std::string(jose::alg_name(r.access_token_signing_alg));
   v["scopes"] = Json::Value(Json::arrayValue);
   for (const auto& s : r.scopes) {
     Json::Value scope(Json::objectValue);
@@ -86,6 +87,15 @@ Result<oauth::ResourceFields> read_fields(const Json::Value& body) {
         return invalid("access_token_ttl_seconds must be an integer");
       } else {
         f.access_token_ttl_seconds = v.asInt();
+      }
+    } else if (key == "access_token_signing_alg") {
+      if (v.isNull()) {
+        f.access_token_signing_alg = jose::JwsAlg::kRS256;
+      } else if (!v.isString()) {
+        return invalid("access_token_signing_alg must be a string");
+      } else {
+        PORTCULLIS_ASSIGN_OR_RETURN(f.access_token_signing_alg,
+                                    oauth::parse_access_token_signing_alg(v.asString()));
       }
     } else if (key == "scopes") {
       if (v.isNull()) {

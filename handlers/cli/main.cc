@@ -3,12 +3,13 @@
 //   portcullis [--config FILE] migrate
 //   portcullis [--config FILE] doctor
 //   portcullis [--config FILE] bootstrap
-//   portcullis [--config FILE] keys rotate | keys list
+//   portcullis [--config FILE] keys rotate [RS256|ES256|EdDSA] | keys list
 //   portcullis [--config FILE] clients create --name NAME --scopes a,b | clients list
 //                                          | clients delete ID
 //   portcullis [--config FILE] oauth-clients prune [--older-than SECONDS] [--resource RES_ID]
 //   portcullis [--config FILE] events prune [--older-than SECONDS] [--batch N]
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,11 @@ constexpr const char* kUsage =
     "  migrate                      apply pending schema migrations (idempotent)\n"
     "  doctor                       check configuration, master key, database, schema and\n"
     "                               signing keys; exit 0 only when all are healthy\n"
-    "  bootstrap                    first run only: create the signing key and a management\n"
+    "  bootstrap                    create the signing keys (RS256, ES256, EdDSA) that are\n"
+    "                               missing; first run only: a management\n"
     "                               API client with every scope; prints its credentials once\n"
-    "  keys rotate                  publish a new signing key; it signs after the\n"
+    "  keys rotate [ALG]            publish a new signing key for each algorithm (or only\n"
+    "                               ALG: RS256, ES256, EdDSA); it signs after the\n"
     "                               pre-publication window (PORTCULLIS_KEY_PREPUBLISH_SECONDS)\n"
     "  keys list                    show the signing keys and their state\n"
     "  clients create --name NAME --scopes a,b\n"
@@ -107,25 +110,41 @@ int cmd_bootstrap(Env& env) {
 int cmd_keys(Env& env, const std::vector<std::string>& args) {
   keys::KeyStore key_store(env.db, env.master_key, env.config);
   int64_t now = unix_now();
-  if (args.size() == 1 && args[0] == "rotate") {
-    auto id = key_store.rotate(now);
-    if (!id) return fail(id.status());
-    std::printf("%s published now, signs from %s\n", id->c_str(),
-                unix_to_rfc3339(now + env.config.key_prepublish_seconds).c_str());
+  if ((args.size() == 1 || args.size() == 2) && args[0] == "rotate") {
+    std::vector<jose::JwsAlg> algs(jose::kAccessTokenAlgs.begin(), jose::kAccessTokenAlgs.end());
+    if (args.size() == 2) {
+      auto alg = jose::alg_from_name(args[1]);
+      if (!alg) {
+        std::fputs("portcullis: keys rotate takes RS256, ES256 or EdDSA\n", stderr);
+        return 2;
+      }
+      algs = {*alg};
+    }
+    auto ids = key_store.rotate(now, algs);
+    if (!ids) return fail(ids.status());
+    for (size_t i = 0; i < ids->size(); ++i) {
+      std::printf("%s (%s) published now, signs from %s\n", (*ids)[i].c_str(),
+                  std::string(jose::alg_name(algs[i])).c_str(),
+                  unix_to_rfc3339(now + env.config.key_prepublish_seconds).c_str());
+    }
     return 0;
   }
   if (args.size() == 1 && args[0] == "list") {
     auto keys = key_store.load_published(now);
     if (!keys) return fail(keys.status());
-    // The signer is the latest key already active.
-    std::string signer;
+    // The signer of each algorithm is its latest key already active.
+    std::map<jose::JwsAlg, std::string> signer;
     for (const auto& k : *keys) {
-      if (k.activates_at <= now) signer = k.id;
+      if (k.activates_at <= now) signer[k.alg] = k.id;
     }
-    std::printf("%-32s %-9s %-21s %-21s\n", "KID", "STATE", "SIGNS FROM", "UNPUBLISHED AT");
+    std::printf("%-32s %-6s %-9s %-21s %-21s\n", "KID", "ALG", "STATE", "SIGNS FROM",
+                "UNPUBLISHED AT");
     for (const auto& k : *keys) {
-      const char* state = k.id == signer ? "signing" : k.activates_at > now ? "next" : "retiring";
-      std::printf("%-32s %-9s %-21s %-21s\n", k.id.c_str(), state,
+      const char* state = k.id == signer[k.alg]  ? "signing"
+                          : k.activates_at > now ? "next"
+                                                 : "retiring";
+      std::printf("%-32s %-6s %-9s %-21s %-21s\n", k.id.c_str(),
+                  std::string(jose::alg_name(k.alg)).c_str(), state,
                   unix_to_rfc3339(k.activates_at).c_str(),
                   k.expires_at ? unix_to_rfc3339(*k.expires_at).c_str() : "-");
     }

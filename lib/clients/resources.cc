@@ -14,13 +14,14 @@
 #include "store/update_row.h"
 #include "tokens/consents.h"
 #include "tokens/grant_revocation.h"
+#include "tokens/grants.h"
 
 namespace portcullis::oauth {
 namespace {
 
 constexpr const char* kColumns =
     "id, name, server_url, dcr_enabled, cimd_enabled, access_token_ttl_seconds, scopes, "
-    "create_time, update_time";
+    "create_time, update_time, access_token_signing_alg";
 
 Status invalid(std::string message) {
   return Status::invalid_argument(std::move(message));
@@ -81,6 +82,8 @@ Result<Resource> from_row(const store::Row& r) {
   PORTCULLIS_ASSIGN_OR_RETURN(out.scopes, scopes_from_json(r.str(6)));
   out.create_time = db_time_to_rfc3339(r.str(7));
   out.update_time = db_time_to_rfc3339(r.str(8));
+  // The column only holds names alg_from_name knows (written below from a JwsAlg).
+  out.access_token_signing_alg = signing_alg_column(r.str(9));
   return out;
 }
 
@@ -90,6 +93,7 @@ void apply(Resource& r, const ResourceFields& f) {
   if (f.dcr_enabled) r.dcr_enabled = *f.dcr_enabled;
   if (f.cimd_enabled) r.cimd_enabled = *f.cimd_enabled;
   if (f.access_token_ttl_seconds) r.access_token_ttl_seconds = *f.access_token_ttl_seconds;
+  if (f.access_token_signing_alg) r.access_token_signing_alg = *f.access_token_signing_alg;
   if (f.scopes) r.scopes = *f.scopes;
 }
 
@@ -113,6 +117,11 @@ const ScopeDef* Resource::find_scope(std::string_view scope_name) const {
     if (s.name == scope_name) return &s;
   }
   return nullptr;
+}
+
+Result<jose::JwsAlg> parse_access_token_signing_alg(std::string_view name) {
+  if (auto alg = jose::alg_from_name(name)) return *alg;
+  return invalid("access_token_signing_alg must be one of RS256, ES256, EdDSA");
 }
 
 std::vector<std::string> resource_warnings(const Resource& r) {
@@ -259,11 +268,12 @@ Result<Resource> ResourceStore::create(const ResourceFields& fields) {
   r.create_time = r.update_time = db_time_to_rfc3339(now);
   auto inserted = db_.execute(
       "INSERT INTO resources (id, name, server_url, server_url_key, dcr_enabled, cimd_enabled, "
-      "access_token_ttl_seconds, scopes, create_time, update_time) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "access_token_ttl_seconds, access_token_signing_alg, scopes, create_time, update_time) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       {r.id, r.name, r.server_url, server_url_key(r.server_url), r.dcr_enabled, r.cimd_enabled,
-       static_cast<int64_t>(r.access_token_ttl_seconds), json::write(scopes_to_json(r.scopes)), now,
-       now});
+       static_cast<int64_t>(r.access_token_ttl_seconds),
+       std::string(jose::alg_name(r.access_token_signing_alg)),
+       json::write(scopes_to_json(r.scopes)), now, now});
   if (!inserted) return duplicate_url(inserted.status());
   return r;
 }
@@ -280,10 +290,11 @@ Result<Resource> ResourceStore::update(const std::string& id, const ResourceFiel
         return db_
             .execute(
                 "UPDATE resources SET name = ?, server_url = ?, server_url_key = ?, "
-                "dcr_enabled = ?, cimd_enabled = ?, access_token_ttl_seconds = ?, scopes = ?, "
-                "update_time = ? WHERE id = ?",
+                "dcr_enabled = ?, cimd_enabled = ?, access_token_ttl_seconds = ?, "
+                "access_token_signing_alg = ?, scopes = ?, update_time = ? WHERE id = ?",
                 {r.name, r.server_url, server_url_key(r.server_url), r.dcr_enabled, r.cimd_enabled,
                  static_cast<int64_t>(r.access_token_ttl_seconds),
+                 std::string(jose::alg_name(r.access_token_signing_alg)),
                  json::write(scopes_to_json(r.scopes)), now, id})
             .status();
       });

@@ -11,6 +11,7 @@
 
 #include "config/config.h"
 #include "core/status.h"
+#include "jose/jws_key.h"
 #include "paging/keyset.h"
 #include "store/db.h"
 
@@ -44,6 +45,8 @@ struct Resource {
   bool dcr_enabled = true;
   bool cimd_enabled = true;
   int access_token_ttl_seconds = kDefaultAccessTokenTtlSeconds;
+  // The JWS algorithm of the resource's access tokens: RS256 (default), ES256 or EdDSA.
+  jose::JwsAlg access_token_signing_alg = jose::JwsAlg::kRS256;
   std::vector<ScopeDef> scopes;
   std::string create_time;  // RFC 3339
   std::string update_time;  // RFC 3339
@@ -61,12 +64,17 @@ struct ResourceFields {
   std::optional<bool> dcr_enabled;
   std::optional<bool> cimd_enabled;
   std::optional<int> access_token_ttl_seconds;
+  std::optional<jose::JwsAlg> access_token_signing_alg;
   std::optional<std::vector<ScopeDef>> scopes;
 };
 
 // Human-readable notes about a valid but questionable setting (the lifetime outside
 // kRecommended*); empty when there is nothing to say.
 std::vector<std::string> resource_warnings(const Resource& resource);
+
+// The access_token_signing_alg a request names: "RS256", "ES256" or "EdDSA", byte-exact.
+// InvalidArgument naming the three for anything else.
+Result<jose::JwsAlg> parse_access_token_signing_alg(std::string_view name);
 
 // May `url` be a resource's server URL? An absolute https URL (http only for localhost,
 // 127.0.0.1 and [::1], for local development), with a host, no userinfo, query or fragment,

@@ -9,6 +9,7 @@
 #include <openssl/x509.h>
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "core/status.h"
@@ -47,6 +48,12 @@ void discard_openssl_errors();
 // For operations whose failure means the process cannot do cryptography at all (no entropy, no
 // SHA-256 provider). Continuing would risk weak secrets, so the process stops.
 [[noreturn]] void die_on_crypto_failure(std::string_view operation);
+
+// An unencrypted PKCS#8 PrivateKeyInfo DER (nothing trailing, at most max_bytes) as a key of any
+// type; invalid_argument for anything else. The caller checks the key's type.
+Result<EvpPkeyPtr> pkcs8_der_to_key(std::string_view der, size_t max_bytes);
+// The key as unencrypted PKCS#8 DER: the storage form, sealed by the caller at once.
+Result<std::string> key_to_pkcs8_der(const EVP_PKEY* key);
 
 inline const unsigned char* as_bytes(std::string_view s) {
   return reinterpret_cast<const unsigned char*>(s.data());

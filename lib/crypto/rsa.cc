@@ -228,34 +228,13 @@ Result<RsaPrivateKey> RsaPrivateKey::generate(int bits) {
 }
 
 Result<RsaPrivateKey> RsaPrivateKey::from_pkcs8_der(std::string_view der) {
-  if (der.empty() || der.size() > kMaxEncodedKeyBytes) {
-    return Status::invalid_argument("not a PKCS#8 DER private key");
-  }
-  const unsigned char* cursor = as_bytes(der);
-  internal::Pkcs8Ptr info(d2i_PKCS8_PRIV_KEY_INFO(nullptr, &cursor, static_cast<long>(der.size())));
-  if (!info || cursor != as_bytes(der) + der.size()) {
-    internal::discard_openssl_errors();
-    return Status::invalid_argument("not a PKCS#8 DER private key");
-  }
-  EvpPkeyPtr key(EVP_PKCS82PKEY(info.get()));
-  if (!key) {
-    internal::discard_openssl_errors();
-    return Status::invalid_argument("PKCS#8 DER does not hold a usable private key");
-  }
+  PORTCULLIS_ASSIGN_OR_RETURN(EvpPkeyPtr key, internal::pkcs8_der_to_key(der, kMaxEncodedKeyBytes));
   return State::adopt(std::move(key));
 }
 
 Result<std::string> RsaPrivateKey::to_pkcs8_der() const {
   if (!state_) return Status::failed_precondition("RSA private key was moved from");
-  internal::Pkcs8Ptr info(EVP_PKEY2PKCS8(state_->key.get()));
-  const int length = info ? i2d_PKCS8_PRIV_KEY_INFO(info.get(), nullptr) : -1;
-  if (length <= 0) return openssl_failure("encoding PKCS#8");
-  std::string der(static_cast<size_t>(length), '\0');
-  unsigned char* cursor = as_bytes(der);
-  if (i2d_PKCS8_PRIV_KEY_INFO(info.get(), &cursor) != length) {
-    return openssl_failure("encoding PKCS#8");
-  }
-  return der;
+  return internal::key_to_pkcs8_der(state_->key.get());
 }
 
 Result<RsaPrivateKey> RsaPrivateKey::from_pem(std::string_view pem) {

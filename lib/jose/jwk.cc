@@ -13,23 +13,40 @@ bool is_string_equal(const Json::Value* value, std::string_view expected) {
   return value != nullptr && value->isString() && value->asString() == expected;
 }
 
-// Whether a JWKS entry is meant as an RS256 signing key (true) or for something else (false).
-// A purpose member of the wrong JSON type is an error, not a reason to skip the key.
-Result<bool> is_rs256_signing_key(const Json::Value& jwk) {
+// The algorithm a JWKS entry is meant for, nullopt when it is not a signing key of an accepted
+// algorithm. A purpose member of the wrong JSON type is an error, not a reason to skip the key.
+Result<std::optional<JwsAlg>> signing_alg_of(const Json::Value& jwk,
+                                             std::span<const JwsAlg> accepted) {
   const Json::Value* kty = json::find_member(jwk, "kty");
   if (kty == nullptr || !kty->isString()) {
     return Status::invalid_argument("JWK kty must be a string");
   }
-  if (kty->asString() != "RSA") return false;
-  for (const auto& [name, wanted] : {std::pair{"use", "sig"}, std::pair{"alg", "RS256"}}) {
+  for (const char* name : {"use", "alg", "crv"}) {
     const Json::Value* member = json::find_member(jwk, name);
-    if (member == nullptr) continue;
-    if (!member->isString()) {
+    if (member != nullptr && !member->isString()) {
       return Status::invalid_argument("JWK " + std::string(name) + " must be a string");
     }
-    if (member->asString() != wanted) return false;
   }
-  return true;
+  std::optional<JwsAlg> implied;
+  if (kty->asString() == "RSA") {
+    implied = JwsAlg::kRS256;
+  } else if (kty->asString() == "EC" && is_string_equal(json::find_member(jwk, "crv"), "P-256")) {
+    implied = JwsAlg::kES256;
+  } else if (kty->asString() == "OKP" &&
+             is_string_equal(json::find_member(jwk, "crv"), "Ed25519")) {
+    implied = JwsAlg::kEdDSA;
+  }
+  std::optional<JwsAlg> none;
+  if (!implied) return none;
+  if (const Json::Value* use = json::find_member(jwk, "use"); use && use->asString() != "sig") {
+    return none;
+  }
+  if (const Json::Value* alg = json::find_member(jwk, "alg");
+      alg && alg->asString() != alg_name(*implied)) {
+    return none;
+  }
+  if (std::find(accepted.begin(), accepted.end(), *implied) == accepted.end()) return none;
+  return implied;
 }
 
 }  // namespace
@@ -59,29 +76,11 @@ Json::Value public_jwk(const crypto::RsaPublicKey& key, std::string_view kid) {
 }
 
 Result<crypto::RsaPublicKey> parse_rsa_jwk(const Json::Value& jwk) {
-  if (!jwk.isObject()) return Status::invalid_argument("JWK must be a JSON object");
-  if (!is_string_equal(json::find_member(jwk, "kty"), "RSA")) {
-    return Status::invalid_argument("JWK kty must be \"RSA\"");
-  }
-  if (const Json::Value* alg = json::find_member(jwk, "alg");
-      alg && !is_string_equal(alg, "RS256")) {
-    return Status::invalid_argument("JWK alg must be \"RS256\" when present");
-  }
-  if (const Json::Value* use = json::find_member(jwk, "use"); use && !is_string_equal(use, "sig")) {
-    return Status::invalid_argument("JWK use must be \"sig\" when present");
-  }
-  // A published private key is compromised; accepting it would hide that from its owner.
-  for (const char* name : {"d", "p", "q", "dp", "dq", "qi", "oth"}) {
-    if (json::find_member(jwk, name) != nullptr) {
-      return Status::invalid_argument("JWK contains private key material");
-    }
-  }
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string n, decode_jwk_member(jwk, "n"));
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string e, decode_jwk_member(jwk, "e"));
-  return crypto::RsaPublicKey::from_components(n, e);
+  PORTCULLIS_ASSIGN_OR_RETURN(JwsPublicKey key, JwsPublicKey::from_jwk(jwk, JwsAlg::kRS256));
+  return std::get<crypto::RsaPublicKey>(std::move(key).take());
 }
 
-Result<RsaKeySet> parse_jwks(std::string_view text) {
+Result<JwsKeySet> parse_jws_jwks(std::string_view text, std::span<const JwsAlg> accepted) {
   if (text.size() > kMaxJwksBytes) return Status::invalid_argument("JWKS exceeds 256 KiB");
   const auto document = json::parse(text, kMaxJoseNesting);
   if (!document || !document->isObject()) {
@@ -92,14 +91,14 @@ Result<RsaKeySet> parse_jwks(std::string_view text) {
     return Status::invalid_argument("JWKS keys must be an array");
   }
 
-  RsaKeySet result;
+  JwsKeySet result;
   for (Json::ArrayIndex i = 0; i < keys->size(); ++i) {
     const Json::Value& jwk = (*keys)[i];
     const std::string where = "JWKS key " + std::to_string(i) + ": ";
     if (!jwk.isObject()) return Status::invalid_argument(where + "not a JSON object");
-    const Result<bool> wanted = is_rs256_signing_key(jwk);
-    if (!wanted.is_ok()) return Status::invalid_argument(where + wanted.status().message());
-    if (!*wanted) continue;
+    const Result<std::optional<JwsAlg>> alg = signing_alg_of(jwk, accepted);
+    if (!alg.is_ok()) return Status::invalid_argument(where + alg.status().message());
+    if (!*alg) continue;
 
     std::string kid;
     if (const Json::Value* kid_value = json::find_member(jwk, "kid")) {
@@ -111,9 +110,20 @@ Result<RsaKeySet> parse_jwks(std::string_view text) {
                                       [&](const auto& entry) { return entry.first == kid; });
     if (repeated) return Status::invalid_argument(where + "kid repeats an earlier key's kid");
 
-    Result<crypto::RsaPublicKey> key = parse_rsa_jwk(jwk);
+    Result<JwsPublicKey> key = JwsPublicKey::from_jwk(jwk, **alg);
     if (!key.is_ok()) return Status::invalid_argument(where + key.status().message());
     result.emplace_back(std::move(kid), std::move(key).value());
+  }
+  return result;
+}
+
+Result<RsaKeySet> parse_jwks(std::string_view text) {
+  constexpr std::array<JwsAlg, 1> kRsaOnly = {JwsAlg::kRS256};
+  PORTCULLIS_ASSIGN_OR_RETURN(JwsKeySet keys, parse_jws_jwks(text, kRsaOnly));
+  RsaKeySet result;
+  result.reserve(keys.size());
+  for (auto& [kid, key] : keys) {
+    result.emplace_back(std::move(kid), std::get<crypto::RsaPublicKey>(std::move(key).take()));
   }
   return result;
 }

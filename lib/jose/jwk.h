@@ -1,8 +1,10 @@
-// RSA public keys as JSON Web Keys (RFC 7517, RFC 7518 §6.3).
+// Public keys as JSON Web Keys (RFC 7517, RFC 7518 §6.2, §6.3, RFC 8037 §2): RSA, EC P-256 and
+// OKP Ed25519, and JWKS documents of them.
 #pragma once
 
 #include <json/json.h>
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,6 +12,7 @@
 
 #include "core/status.h"
 #include "crypto/rsa.h"
+#include "jose/jws_key.h"
 
 namespace portcullis::jose {
 
@@ -32,11 +35,20 @@ Result<crypto::RsaPublicKey> parse_rsa_jwk(const Json::Value& jwk);
 
 // (kid, key) pairs in document order; kid is "" for a key without one.
 using RsaKeySet = std::vector<std::pair<std::string, crypto::RsaPublicKey>>;
+using JwsKeySet = std::vector<std::pair<std::string, JwsPublicKey>>;
 
-// The RS256 keys of a JWKS document ({"keys":[...]}). Keys meant for something else are
-// skipped: another kty, a use other than "sig", an alg other than "RS256". Every other key must
-// pass parse_rsa_jwk, carry a string kid if any, and not repeat another key's kid; otherwise
-// the whole set is refused with invalid_argument, since a half-read key set hides mistakes.
+// The signing keys of a JWKS document for the `accepted` algorithms. A key's algorithm is its
+// alg member when present, else what its kty (and crv) implies: RSA → RS256, EC P-256 → ES256,
+// OKP Ed25519 → EdDSA. Keys meant for something else are skipped: another kty or curve, a use
+// other than "sig", an alg that does not fit the key or is not accepted. Every other key must
+// pass JwsPublicKey::from_jwk, carry a string kid if any, and not repeat another key's kid;
+// otherwise the whole set is refused with invalid_argument, since a half-read key set hides
+// mistakes.
+Result<JwsKeySet> parse_jws_jwks(std::string_view text,
+                                 std::span<const JwsAlg> accepted = kAccessTokenAlgs);
+
+// The RS256 keys of a JWKS document ({"keys":[...]}): parse_jws_jwks accepting RS256 only (for
+// identity providers' ID tokens, which Portcullis verifies as RS256).
 Result<RsaKeySet> parse_jwks(std::string_view text);
 
 }  // namespace portcullis::jose

@@ -1,5 +1,7 @@
 #include "keys/key_ring.h"
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
 
 #include "keys/key_store.h"
@@ -37,13 +39,15 @@ Status KeyRing::reload(int64_t now) {
       log::error("cannot unseal signing key: wrong master key?", {{"kid", k.id}});
       continue;
     }
-    auto private_key = crypto::RsaPrivateKey::from_pkcs8_der(*der);
-    if (!private_key) {
+    auto private_key = jose::JwsPrivateKey::from_pkcs8_der(k.alg, *der);
+    OPENSSL_cleanse(der->data(), der->size());
+    Result<jose::JwsPublicKey> public_key =
+        private_key ? private_key->public_key() : Result<jose::JwsPublicKey>(private_key.status());
+    if (!public_key) {
       log::error("cannot parse signing key", {{"kid", k.id}});
       continue;
     }
-    crypto::RsaPublicKey public_key = private_key->public_key();
-    fresh.push_back(LiveKey{k.id, std::move(private_key).value(), std::move(public_key),
+    fresh.push_back(LiveKey{k.id, std::move(private_key).value(), std::move(public_key).value(),
                             k.public_jwk, k.activates_at, k.retires_at, k.expires_at});
   }
   keys_ = std::move(fresh);
@@ -52,19 +56,27 @@ Status KeyRing::reload(int64_t now) {
   return Status::ok();
 }
 
-const LiveKey* KeyRing::signer(int64_t now) const {
+const LiveKey* KeyRing::signer(int64_t now, jose::JwsAlg alg) const {
   const LiveKey* best = nullptr;
   for (const LiveKey& k : keys_) {
-    if (k.activates_at <= now && (!k.expires_at || *k.expires_at > now)) best = &k;
+    if (k.private_key.alg() == alg && k.activates_at <= now &&
+        (!k.expires_at || *k.expires_at > now)) {
+      best = &k;
+    }
   }
   return best;
 }
 
-const crypto::RsaPublicKey* KeyRing::public_key(std::string_view kid) const {
+const jose::JwsPublicKey* KeyRing::verification_key(std::string_view kid) const {
   for (const LiveKey& k : keys_) {
     if (k.id == kid) return &k.public_key;
   }
   return nullptr;
+}
+
+const crypto::RsaPublicKey* KeyRing::public_key(std::string_view kid) const {
+  const jose::JwsPublicKey* key = verification_key(kid);
+  return key ? key->rsa() : nullptr;
 }
 
 std::string KeyRing::jwks_json(int64_t now) const {

@@ -16,14 +16,15 @@
 #include "core/status.h"
 #include "crypto/aead.h"
 #include "crypto/rsa.h"
+#include "jose/jws_key.h"
 #include "store/db.h"
 
 namespace portcullis::keys {
 
 struct LiveKey {
   std::string id;
-  crypto::RsaPrivateKey private_key;
-  crypto::RsaPublicKey public_key;
+  jose::JwsPrivateKey private_key;  // its alg is the key's algorithm
+  jose::JwsPublicKey public_key;
   std::string public_jwk;  // JSON text
   int64_t activates_at = 0;
   std::optional<int64_t> retires_at;
@@ -41,9 +42,12 @@ class KeyRing {
   Status reload(int64_t now);
 
   bool loaded() const { return loaded_; }
-  // The key that signs at `now`: the latest activated one. nullptr when there is none.
-  const LiveKey* signer(int64_t now) const;
-  // The public key for `kid`, if it is still published.
+  // The key of `alg` that signs at `now`: the latest activated one. nullptr when there is none.
+  const LiveKey* signer(int64_t now, jose::JwsAlg alg = jose::JwsAlg::kRS256) const;
+  // The public key for `kid` with its algorithm, if it is still published.
+  const jose::JwsPublicKey* verification_key(std::string_view kid) const;
+  // The RSA public key for `kid`, if it is still published and an RS256 key (management tokens,
+  // which are always RS256).
   const crypto::RsaPublicKey* public_key(std::string_view kid) const;
   // {"keys":[...]} with every key published at `now` (next, current and retiring).
   std::string jwks_json(int64_t now) const;

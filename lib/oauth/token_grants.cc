@@ -52,6 +52,7 @@ Result<AccessToken> mint_for_grant(server::Services& services, const Resource& r
   request.organization_id = grant.organization_id;
   request.grant_id = grant.id;
   request.dpop_jkt = dpop_jkt;
+  request.alg = resource.access_token_signing_alg;
   return mint_access_token(services.keys, request, now);
 }
 
@@ -63,6 +64,7 @@ Result<Resource> token_resource(const GrantResource& granted, const http::Form& 
   resource.id = granted.id;
   resource.server_url = granted.server_url;
   resource.access_token_ttl_seconds = granted.access_token_ttl_seconds;
+  resource.access_token_signing_alg = granted.access_token_signing_alg;
   if (auto indicator = form.get("resource");
       indicator && !resource_indicator_matches(resource, *indicator)) {
     return Status::invalid_argument(mismatch).with_reason("invalid_target");

@@ -33,8 +33,8 @@ std::optional<jose::DecodedJwt> verify_access_token(server::Services& services,
                                                     const std::string& token, int64_t now) {
   if (std::count(token.begin(), token.end(), '.') != 2) return std::nullopt;
   (void)services.keys.refresh_if_stale(now);
-  auto decoded =
-      jose::verify_jwt(token, [&](std::string_view kid) { return services.keys.public_key(kid); });
+  auto decoded = jose::verify_jws(
+      token, [&](std::string_view kid) { return services.keys.verification_key(kid); });
   if (!decoded) return std::nullopt;
   const Json::Value* iss = json::find_member(decoded->claims, "iss");
   const Json::Value* aud = json::find_member(decoded->claims, "aud");

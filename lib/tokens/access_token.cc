@@ -24,7 +24,7 @@ std::optional<std::string_view> grant_of_jti(std::string_view jti) {
 
 Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,
                                       int64_t now) {
-  const keys::LiveKey* signer = keys.signer(now);
+  const keys::LiveKey* signer = keys.signer(now, request.alg);
   if (!signer) return Status::unavailable("no signing key is available").with_retry_after(5);
   AccessToken out;
   // base64url never holds a dot, nor does a grant id: the first dot ends the grant.

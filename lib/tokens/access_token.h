@@ -1,7 +1,7 @@
-// RFC 9068 JWT access tokens (contract §4): header {"alg":"RS256","typ":"at+jwt","kid"},
+// RFC 9068 JWT access tokens: header {"alg":"RS256"|"ES256"|"EdDSA","typ":"at+jwt","kid"},
 // claims iss, sub, aud (one string), client_id, scope, iat, nbf, exp, jti, and auth_time /
 // org_id when known, and cnf.jkt for a DPoP-bound token (RFC 9449 §6). Signed with the key ring's
-// current signer.
+// current signer of the requested algorithm (the resource's access_token_signing_alg).
 //
 // The jti of a token issued under a grant is "<grant id>.<random>": whoever checks the deny-list
 // (introspection, the validator) finds the grant from the token alone, so revoking a grant
@@ -29,6 +29,7 @@ struct AccessTokenRequest {
   std::string organization_id;
   std::string grant_id;  // empty for tokens of no grant (management tokens)
   std::string dpop_jkt;  // non-empty: the token is bound to this key thumbprint (cnf.jkt)
+  jose::JwsAlg alg = jose::JwsAlg::kRS256;
 };
 
 struct AccessToken {
@@ -42,7 +43,8 @@ struct AccessToken {
 // before jtis named grants).
 std::optional<std::string_view> grant_of_jti(std::string_view jti);
 
-// Unavailable when the ring has no signer yet (fresh store, or it could not be loaded).
+// Unavailable when the ring has no signer of the algorithm yet (fresh store, or it could not be
+// loaded, or no key of that algorithm was created: `portcullis keys rotate` or bootstrap).
 Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,
                                       int64_t now);
 

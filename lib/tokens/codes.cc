@@ -34,7 +34,8 @@ Result<StoredCode> CodeStore::find(const std::string& code) {
       db_.query("SELECT c.login_request_id, c.client_id, c.resource_id, c.redirect_uri, "
                 "c.code_challenge, c.scope, c.user_id, c.auth_time, c.organization_id, c.nonce, "
                 "c.expires_at, c.used_at, c.grant_id, c.dpop_jkt, u.active, r.id, r.server_url, "
-                "r.access_token_ttl_seconds FROM authorization_codes c LEFT JOIN users u ON u.id "
+                "r.access_token_ttl_seconds, r.access_token_signing_alg FROM authorization_codes c "
+                "LEFT JOIN users u ON u.id "
                 "= c.user_id LEFT JOIN resources r ON r.id = c.resource_id WHERE c.code_hash = ?",
                 {crypto::sha256(code)}));
   if (rows.empty()) return Status::not_found("unknown authorization code");
@@ -47,7 +48,8 @@ Result<StoredCode> CodeStore::find(const std::string& code) {
   out.grant_id = r.str(12);
   if (!r.is_null(14)) out.user_active = r.boolean(14);
   if (!r.is_null(15)) {
-    out.resource = GrantResource{r.str(15), r.str(16), static_cast<int>(r.i64(17))};
+    out.resource = GrantResource{r.str(15), r.str(16), static_cast<int>(r.i64(17)),
+                                 signing_alg_column(r.str(18))};
   }
   return out;
 }

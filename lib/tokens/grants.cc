@@ -89,6 +89,10 @@ Result<std::string> GrantStore::issue_refresh_token(const Grant& grant, int64_t 
   return insert_refresh_token(db_, grant, nullptr, now, idle_seconds);
 }
 
+jose::JwsAlg signing_alg_column(std::string_view stored) {
+  return jose::alg_from_name(stored).value_or(jose::JwsAlg::kRS256);
+}
+
 Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& token) {
   // The user and the resource come along (a refresh needs both), and "rotated" is the parent
   // link of migration 0009 or, for tokens rotated before it, rotated_at.
@@ -97,7 +101,8 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& toke
       db_.query(std::string("SELECT ") + kGrantColumns +
                     ", t.expires_at, t.rotated_at IS NOT NULL OR EXISTS (SELECT 1 FROM "
                     "refresh_tokens c WHERE c.parent_hash = t.token_hash), u.active, r.id, "
-                    "r.server_url, r.access_token_ttl_seconds FROM refresh_tokens t JOIN grants g "
+                    "r.server_url, r.access_token_ttl_seconds, r.access_token_signing_alg FROM "
+                    "refresh_tokens t JOIN grants g "
                     "ON g.id = t.grant_id LEFT JOIN users u ON u.id = g.user_id LEFT JOIN "
                     "resources r ON r.id = g.resource_id WHERE t.token_hash = ?",
                 {crypto::sha256(token)}));
@@ -114,6 +119,7 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& toke
     resource.id = r.str(at + 3);
     resource.server_url = r.str(at + 4);
     resource.access_token_ttl_seconds = static_cast<int>(r.i64(at + 5));
+    resource.access_token_signing_alg = signing_alg_column(r.str(at + 6));
     out.resource = std::move(resource);
   }
   return out;

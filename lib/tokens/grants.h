@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
+#include "jose/jws_key.h"
 #include "store/db.h"
 
 namespace portcullis::oauth {
@@ -41,7 +43,11 @@ struct GrantResource {
   std::string id;
   std::string server_url;
   int access_token_ttl_seconds = 0;
+  jose::JwsAlg access_token_signing_alg = jose::JwsAlg::kRS256;
 };
+
+// resources.access_token_signing_alg as read (RS256 for a value this build does not know).
+jose::JwsAlg signing_alg_column(std::string_view stored);
 
 // A presented refresh token with everything a refresh decides on, read in one query.
 struct RefreshTokenState {

@@ -40,7 +40,7 @@ Status JwksKeyCache::fetch_locked(int64_t now) {
     log::warn("JWKS fetch failed", {{"url", url_}, {"error", body.status().to_string()}});
     return body.status();
   }
-  auto parsed = jose::parse_jwks(*body);
+  auto parsed = jose::parse_jws_jwks(*body);
   if (!parsed) {
     log::warn("JWKS refused", {{"url", url_}, {"error", parsed.status().to_string()}});
     return Status::unavailable("the JWKS document is not usable: " + parsed.status().message());
@@ -48,7 +48,7 @@ Status JwksKeyCache::fetch_locked(int64_t now) {
   auto map = std::make_shared<KeyMap>();
   for (auto& [kid, key] : *parsed) {
     if (kid.empty()) continue;  // a token must name its key
-    map->emplace(kid, std::make_shared<const crypto::RsaPublicKey>(std::move(key)));
+    map->emplace(kid, std::make_shared<const jose::JwsPublicKey>(std::move(key)));
   }
   std::unique_lock lock(mu_);
   keys_ = std::move(map);
@@ -61,8 +61,8 @@ Status JwksKeyCache::refresh(int64_t now) {
   return fetch_locked(now);
 }
 
-Result<std::shared_ptr<const crypto::RsaPublicKey>> JwksKeyCache::find(std::string_view kid,
-                                                                       int64_t now) {
+Result<std::shared_ptr<const jose::JwsPublicKey>> JwksKeyCache::find(std::string_view kid,
+                                                                     int64_t now) {
   // Fast path: a shared lock, one map lookup, one reference count increment.
   {
     std::shared_lock lock(mu_);
@@ -87,22 +87,22 @@ Result<std::shared_ptr<const crypto::RsaPublicKey>> JwksKeyCache::find(std::stri
   if (!keys_) return Status::unavailable("the issuer's keys could not be loaded");
   auto it = keys_->find(kid);
   if (it != keys_->end()) return it->second;
-  return std::shared_ptr<const crypto::RsaPublicKey>();
+  return std::shared_ptr<const jose::JwsPublicKey>();
 }
 
-Result<std::shared_ptr<const crypto::RsaPublicKey>> KeyRingKeys::find(std::string_view kid,
-                                                                      int64_t now) {
+Result<std::shared_ptr<const jose::JwsPublicKey>> KeyRingKeys::find(std::string_view kid,
+                                                                    int64_t now) {
   (void)ring_.refresh_if_stale(now);
-  const crypto::RsaPublicKey* key = ring_.public_key(kid);
+  const jose::JwsPublicKey* key = ring_.verification_key(kid);
   if (key == nullptr && now - last_forced_reload_ >= min_reload_seconds_) {
     // A key minted by another node a moment ago: the ring may not have seen it yet.
     last_forced_reload_ = now;
     (void)ring_.reload(now);
-    key = ring_.public_key(kid);
+    key = ring_.verification_key(kid);
   }
   if (!ring_.loaded()) return Status::unavailable("the signing keys could not be loaded");
   // Aliasing constructor with no owner: no allocation, the ring owns the key.
-  return std::shared_ptr<const crypto::RsaPublicKey>(std::shared_ptr<void>(), key);
+  return std::shared_ptr<const jose::JwsPublicKey>(std::shared_ptr<void>(), key);
 }
 
 // Defined here, beside the JWKS cache it builds, so verifier.cc needs no HTTP client (the fuzz

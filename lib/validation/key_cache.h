@@ -1,4 +1,5 @@
-// Where a verifier gets the RS256 keys for a token's kid (Envoy jwt_authn's "JWKS cache").
+// Where a verifier gets the keys (RS256, ES256 or EdDSA) for a token's kid (Envoy jwt_authn's "JWKS
+// cache").
 //
 // Two sources:
 //  - JwksKeyCache: for resource servers anywhere. Fetches the issuer's JWKS (`{base_url}/keys`)
@@ -25,7 +26,7 @@
 #include <string_view>
 
 #include "core/status.h"
-#include "crypto/rsa.h"
+#include "jose/jws_key.h"
 #include "keys/key_ring.h"
 #include "outbound/https_get.h"
 
@@ -37,8 +38,8 @@ class KeySource {
   // The key named kid: nullptr when the source has no such key (the token is invalid);
   // unavailable when no key set could be loaded at all (nothing can be decided). The key stays
   // valid as long as the returned pointer is held.
-  virtual Result<std::shared_ptr<const crypto::RsaPublicKey>> find(std::string_view kid,
-                                                                   int64_t now) = 0;
+  virtual Result<std::shared_ptr<const jose::JwsPublicKey>> find(std::string_view kid,
+                                                                 int64_t now) = 0;
 };
 
 // GETs a JWKS document: the body of a 200 response, else an error Status.
@@ -56,15 +57,15 @@ class JwksKeyCache final : public KeySource {
  public:
   JwksKeyCache(std::string jwks_url, JwksFetcher fetcher, JwksCacheOptions options = {});
 
-  Result<std::shared_ptr<const crypto::RsaPublicKey>> find(std::string_view kid,
-                                                           int64_t now) override;
+  Result<std::shared_ptr<const jose::JwsPublicKey>> find(std::string_view kid,
+                                                         int64_t now) override;
   // Fetches now, whatever the schedule (start-up warm-up, tests). Keeps the old set on failure.
   Status refresh(int64_t now);
   // How many fetches were attempted (tests, metrics).
   int64_t fetch_count() const;
 
  private:
-  using KeyMap = std::map<std::string, std::shared_ptr<const crypto::RsaPublicKey>, std::less<>>;
+  using KeyMap = std::map<std::string, std::shared_ptr<const jose::JwsPublicKey>, std::less<>>;
   Status fetch_locked(int64_t now);  // REQUIRES: fetch_mu_ held
 
   const std::string url_;
@@ -85,8 +86,8 @@ class KeyRingKeys final : public KeySource {
       : ring_(ring), min_reload_seconds_(min_reload_seconds) {}
 
   // Non-owning: valid until the ring next reloads, i.e. for the rest of this request.
-  Result<std::shared_ptr<const crypto::RsaPublicKey>> find(std::string_view kid,
-                                                           int64_t now) override;
+  Result<std::shared_ptr<const jose::JwsPublicKey>> find(std::string_view kid,
+                                                         int64_t now) override;
 
  private:
   keys::KeyRing& ring_;

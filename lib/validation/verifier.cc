@@ -84,10 +84,10 @@ Result<std::shared_ptr<Verifier>> Verifier::create(VerifierConfig config,
 
 Verdict Verifier::verify_token(std::string_view token, int64_t now) const {
   // The key lookup may fail for want of keys (503) rather than for the token (401): remember
-  // which, since verify_jwt only reports "no key".
+  // which, since verify_jws only reports "no key".
   Status key_problem;
-  std::shared_ptr<const crypto::RsaPublicKey> held;
-  auto decoded = jose::verify_jwt(token, [&](std::string_view kid) -> const crypto::RsaPublicKey* {
+  std::shared_ptr<const jose::JwsPublicKey> held;
+  auto decoded = jose::verify_jws(token, [&](std::string_view kid) -> const jose::JwsPublicKey* {
     auto found = keys_->find(kid, now);
     if (!found) {
       key_problem = found.status();

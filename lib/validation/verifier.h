@@ -4,8 +4,9 @@
 //
 // each yielding a Verdict (verdict.h); challenge.h turns a refusal into the response of
 // contract §6. Rules (contract §4, §6; RFC 9068):
-//  - RS256 signature by the key the header's kid names (key_cache.h); alg fixed, never read
-//    from the token; typ "at+jwt";
+//  - RS256, ES256 or EdDSA signature by the key the header's kid names (key_cache.h), with
+//    that key's algorithm: a header alg other than the key's ("none", HS256, ES256 on an RSA
+//    key) is refused; typ "at+jwt";
 //  - iss byte-equal to the configured issuer (`{base_url}/resources/{resource_id}`);
 //  - aud equal to the resource's server URL (a token of another resource is invalid here);
 //  - exp / nbf / iat with `leeway_seconds` (at most 60) of clock skew;

@@ -1,4 +1,4 @@
-// decode_jwt, verify_jwt and check_claims on hostile tokens.
+// decode_jwt, decode_jws, verify_jwt, verify_jws and check_claims on hostile tokens.
 //
 // The input is used twice: as a raw token, and, when it holds exactly two NUL bytes, as the
 // header JSON, claims JSON and signature bytes of a token built from them. The second form lets
@@ -47,6 +47,18 @@ void exercise(std::string_view token) {
       jose::verify_jwt(token, [](std::string_view) { return &any_key(); });
   // Nothing the fuzzer writes can carry a valid signature except the RFC example itself.
   if (verified.is_ok() && !decoded.is_ok()) std::abort();
+
+  // Any alg of the three: the header's alg must be an accepted one, and it is what decoded says.
+  const Result<jose::DecodedJwt> any = jose::decode_jws(token);
+  if (decoded.is_ok() && !any.is_ok()) std::abort();
+  if (any.is_ok() && any->header["alg"].asString() != jose::alg_name(any->alg)) std::abort();
+  // Every kid names an EC key: only an ES256 header can reach the signature check, and nothing
+  // the fuzzer writes is signed by it.
+  static const jose::JwsPublicKey ec_key =
+      jose::JwsPrivateKey::generate(jose::JwsAlg::kES256).value().public_key().value();
+  const Result<jose::DecodedJwt> by_ec =
+      jose::verify_jws(token, [](std::string_view) { return &ec_key; });
+  if (by_ec.is_ok()) std::abort();
 }
 
 }  // namespace

@@ -15,16 +15,22 @@ using namespace portcullis;
 
 class FixedKey final : public validation::KeySource {
  public:
+  // k1 RS256, k2 ES256, k3 EdDSA: so every algorithm, and every header/key mismatch, is reached.
   FixedKey()
-      : key_(std::make_shared<const crypto::RsaPublicKey>(
-            crypto::RsaPrivateKey::generate(2048).value().public_key())) {}
-  Result<std::shared_ptr<const crypto::RsaPublicKey>> find(std::string_view kid, int64_t) override {
-    if (kid == "k1") return key_;
-    return std::shared_ptr<const crypto::RsaPublicKey>();
+      : keys_{key(jose::JwsAlg::kRS256), key(jose::JwsAlg::kES256), key(jose::JwsAlg::kEdDSA)} {}
+  Result<std::shared_ptr<const jose::JwsPublicKey>> find(std::string_view kid, int64_t) override {
+    if (kid == "k1") return keys_[0];
+    if (kid == "k2") return keys_[1];
+    if (kid == "k3") return keys_[2];
+    return std::shared_ptr<const jose::JwsPublicKey>();
   }
 
  private:
-  std::shared_ptr<const crypto::RsaPublicKey> key_;
+  static std::shared_ptr<const jose::JwsPublicKey> key(jose::JwsAlg alg) {
+    return std::make_shared<const jose::JwsPublicKey>(
+        jose::JwsPrivateKey::generate(alg).value().public_key().value());
+  }
+  std::shared_ptr<const jose::JwsPublicKey> keys_[3];
 };
 
 const validation::Verifier& verifier() {

@@ -25,21 +25,30 @@ test('healthz and readyz answer 200 on a healthy stack', async () => {
   assert.deepEqual(r.json.checks, { database: 'ok', signing_key: 'ok' });
 });
 
-test('/keys is a JWKS of RS256 keys, cacheable, open to any origin', async () => {
+test('/keys is a JWKS of RS256, ES256 and EdDSA keys, cacheable, open to any origin', async () => {
   const r = await http('/keys');
   assert.equal(r.status, 200);
   assert.match(r.headers.get('content-type'), /json/);
   assert.match(r.headers.get('cache-control'), /^public, max-age=\d+$/);
   assert.equal(r.headers.get('access-control-allow-origin'), '*');
   assert.ok(r.json.keys.length >= 1);
+  for (const alg of ['RS256', 'ES256', 'EdDSA']) assert.ok(r.json.keys.some((k) => k.alg === alg), `a ${alg} key`);
   for (const k of r.json.keys) {
-    assert.equal(k.kty, 'RSA');
-    assert.equal(k.alg, 'RS256');
     assert.equal(k.use, 'sig');
     assert.match(k.kid, /^key_[0-9a-hjkmnp-tv-z]{26}$/);
-    assert.ok(Buffer.from(k.n, 'base64url').length >= 256, 'RSA-2048 or larger');
     assert.equal(k.d, undefined, 'no private parts');
-    assert.equal(k.p, undefined);
+    if (k.alg === 'RS256') {
+      assert.equal(k.kty, 'RSA');
+      assert.ok(Buffer.from(k.n, 'base64url').length >= 256, 'RSA-2048 or larger');
+      assert.equal(k.p, undefined);
+    } else if (k.alg === 'ES256') {
+      assert.deepEqual([k.kty, k.crv], ['EC', 'P-256']);
+      assert.equal(Buffer.from(k.x, 'base64url').length, 32);
+      assert.equal(Buffer.from(k.y, 'base64url').length, 32);
+    } else {
+      assert.deepEqual([k.alg, k.kty, k.crv], ['EdDSA', 'OKP', 'Ed25519']);
+      assert.equal(Buffer.from(k.x, 'base64url').length, 32);
+    }
   }
   const pre = await http('/keys', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' } });
   assert.equal(pre.status, 204);
@@ -178,7 +187,10 @@ test('key rotation publishes the next key before it signs', async () => {
   assert.ok(before.includes(signerBefore));
 
   const out = cli('keys', 'rotate');
-  const newKid = out.match(/(key_[0-9a-z]{26})/)[1];
+  // One new key per algorithm; management tokens are RS256.
+  const newKid = out.match(/(key_[0-9a-z]{26}) \(RS256\)/)[1];
+  assert.match(out, /key_[0-9a-z]{26} \(ES256\)/);
+  assert.match(out, /key_[0-9a-z]{26} \(EdDSA\)/);
   const window = Number(process.env.PORTCULLIS_KEY_PREPUBLISH_SECONDS ?? 4);
   const refresh = Number(process.env.PORTCULLIS_KEYRING_REFRESH_SECONDS ?? 1);
 
@@ -197,7 +209,7 @@ test('key rotation publishes the next key before it signs', async () => {
   assert.ok(keysAfter.includes(signerBefore), 'the retired key stays published');
   const jwks = createRemoteJWKSet(new URL(baseUrl + '/keys'));
   await jwtVerify(after, jwks, { issuer: baseUrl, audience: baseUrl + '/api' });
-  assert.match(cli('keys', 'list'), new RegExp(`${newKid}\\s+signing`));
+  assert.match(cli('keys', 'list'), new RegExp(`${newKid}\\s+RS256\\s+signing`));
 });
 
 test('token endpoint: 1,200 requests a minute per client, then 429 with Retry-After', async () => {

@@ -105,9 +105,11 @@ export function sqlRows(query) {
   return out.split('\n').filter((l) => l !== '').map((l) => l.split('\t'));
 }
 
-// The current signing key of the test stack, as a KeyObject, with its kid.
-function currentSigningKey() {
-  const [[kid, hex]] = sqlRows('SELECT id, HEX(private_key_sealed) FROM signing_keys WHERE ' +
+// The current signing key of `alg` (RS256, ES256, EdDSA) of the test stack, as a KeyObject,
+// with its kid.
+export function currentSigningKey(alg = 'RS256') {
+  if (!['RS256', 'ES256', 'EdDSA'].includes(alg)) throw new Error(`no keys of ${alg}`);
+  const [[kid, hex]] = sqlRows(`SELECT id, HEX(private_key_sealed) FROM signing_keys WHERE algorithm = '${alg}' AND ` +
     'activates_at <= UNIX_TIMESTAMP() AND (expires_at IS NULL OR expires_at > UNIX_TIMESTAMP()) ' +
     'ORDER BY activates_at DESC LIMIT 1');
   const s = settings();
@@ -122,9 +124,9 @@ function currentSigningKey() {
 }
 
 // An access token shaped like Portcullis' (contract §4) for `resource` (from the API), signed
-// with the stack's current key; `overrides` replace claims (undefined removes one).
-export async function mintAccessToken(resource, overrides = {}, { typ = 'at+jwt' } = {}) {
-  const { kid, key } = currentSigningKey();
+// with the stack's current key of `alg`; `overrides` replace claims (undefined removes one).
+export async function mintAccessToken(resource, overrides = {}, { typ = 'at+jwt', alg = 'RS256' } = {}) {
+  const { kid, key } = currentSigningKey(alg);
   const now = Math.floor(Date.now() / 1000);
   const claims = {
     iss: `${baseUrl}/resources/${resource.id}`, sub: 'usr_minted', aud: resource.server_url,
@@ -132,6 +134,6 @@ export async function mintAccessToken(resource, overrides = {}, { typ = 'at+jwt'
     jti: randomBytes(16).toString('base64url'), ...overrides,
   };
   for (const k of Object.keys(claims)) if (claims[k] === undefined) delete claims[k];
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ, kid }).sign(key);
+  return new SignJWT(claims).setProtectedHeader({ alg, typ, kid }).sign(key);
 }
 

@@ -116,7 +116,7 @@ test('resources: create with defaults, read, update, delete', async () => {
     {
       id: undefined, create_time: undefined, update_time: undefined, name: 'Todo',
       server_url: url, dcr_enabled: true, cimd_enabled: true, access_token_ttl_seconds: 900,
-      scopes: [],
+      access_token_signing_alg: 'RS256', scopes: [],
     },
   );
   assert.match(created.create_time, RFC3339);

@@ -607,3 +607,198 @@ BOOST_AUTO_TEST_CASE(claims_after_a_real_round_trip) {
                                                  "at+jwt", kNow + 400, kLeeway})
                   .is_ok());
 }
+
+// ---------------------------------------------------------------------------------------------
+// ES256 and EdDSA access tokens (jose/jws_key.h), and what keeps one algorithm from passing as
+// another.
+
+namespace {
+
+const JwsPrivateKey& jws_key(JwsAlg alg) {
+  static const JwsPrivateKey rs = JwsPrivateKey::generate(JwsAlg::kRS256).value();
+  static const JwsPrivateKey es = JwsPrivateKey::generate(JwsAlg::kES256).value();
+  static const JwsPrivateKey ed = JwsPrivateKey::generate(JwsAlg::kEdDSA).value();
+  return alg == JwsAlg::kRS256 ? rs : alg == JwsAlg::kES256 ? es : ed;
+}
+
+// kid "RS256", "ES256", "EdDSA": the public half of jws_key of that algorithm.
+JwsKeyForKid jws_keys() {
+  static const JwsPublicKey rs = jws_key(JwsAlg::kRS256).public_key().value();
+  static const JwsPublicKey es = jws_key(JwsAlg::kES256).public_key().value();
+  static const JwsPublicKey ed = jws_key(JwsAlg::kEdDSA).public_key().value();
+  return [](std::string_view kid) -> const JwsPublicKey* {
+    if (kid == "RS256") return &rs;
+    if (kid == "ES256") return &es;
+    if (kid == "EdDSA") return &ed;
+    return nullptr;
+  };
+}
+
+// header.claims signed by `key` whatever the header says.
+std::string jws_token(std::string_view header, const JwsPrivateKey& key) {
+  std::string token = base64url_encode(header) + "." + base64url_encode(kClaims);
+  return token + "." + base64url_encode(key.sign(token).value());
+}
+
+void expect_jws_rejected(std::string_view token, std::string_view message) {
+  const Result<DecodedJwt> verified = verify_jws(token, jws_keys());
+  BOOST_TEST_REQUIRE(!verified.is_ok(), "accepted " << token);
+  BOOST_TEST(verified.status().code() == Code::kUnauthenticated);
+  BOOST_TEST(verified.status().message() == message);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_algorithm_signs_tokens_its_public_key_verifies) {
+  for (JwsAlg alg : kAccessTokenAlgs) {
+    const std::string name(alg_name(alg));
+    BOOST_TEST_CONTEXT(name) {
+      const JwsPrivateKey& key = jws_key(alg);
+      BOOST_TEST((key.alg() == alg));
+      const std::string token = sign_jwt(parse(kClaims), "at+jwt", name, key).value();
+      const Result<DecodedJwt> verified = verify_jws(token, jws_keys());
+      BOOST_TEST_REQUIRE(verified.is_ok(), verified.status().to_string());
+      BOOST_TEST(verified->header["alg"].asString() == name);
+      BOOST_TEST((verified->alg == alg));
+      BOOST_TEST(verified->signature.size() == key.signature_bytes());
+      BOOST_TEST(verified->claims["sub"].asString() == "u1");
+      // ES256 and EdDSA signatures are fixed-size JWS forms: r || s and the RFC 8032 bytes.
+      if (alg != JwsAlg::kRS256) BOOST_TEST(verified->signature.size() == 64u);
+
+      // One changed claim byte breaks the signature.
+      std::string tampered = token;
+      const size_t dot = tampered.find('.');
+      tampered[dot + 3] = tampered[dot + 3] == 'A' ? 'B' : 'A';
+      BOOST_TEST(!verify_jws(tampered, jws_keys()).is_ok());
+
+      // The storage form round-trips, and is refused as another algorithm's key.
+      const std::string der = key.to_pkcs8_der().value();
+      const JwsPrivateKey reloaded = JwsPrivateKey::from_pkcs8_der(alg, der).value();
+      BOOST_TEST(verify_jws(sign_jwt(parse(kClaims), "at+jwt", name, reloaded).value(), jws_keys())
+                     .is_ok());
+      for (JwsAlg other : kAccessTokenAlgs) {
+        if (other != alg) BOOST_TEST(!JwsPrivateKey::from_pkcs8_der(other, der).is_ok());
+      }
+      BOOST_TEST(!JwsPrivateKey::from_pkcs8_der(alg, der + "x").is_ok());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(ecdsa_signatures_differ_each_time_and_eddsa_ones_do_not) {
+  const JwsPrivateKey& es = jws_key(JwsAlg::kES256);
+  const JwsPrivateKey& ed = jws_key(JwsAlg::kEdDSA);
+  BOOST_TEST(es.sign("x").value() != es.sign("x").value());  // a fresh nonce per signature
+  BOOST_TEST(ed.sign("x").value() == ed.sign("x").value());  // RFC 8032: deterministic
+}
+
+BOOST_AUTO_TEST_CASE(verify_jws_refuses_algorithm_confusion) {
+  const JwsPrivateKey& rs = jws_key(JwsAlg::kRS256);
+  const JwsPrivateKey& es = jws_key(JwsAlg::kES256);
+  const JwsPrivateKey& ed = jws_key(JwsAlg::kEdDSA);
+  constexpr std::string_view kMismatch = "token alg is not the algorithm of the key its kid names";
+  // A header naming another algorithm than the key of its kid, whoever signed it.
+  expect_jws_rejected(jws_token(R"({"alg":"ES256","kid":"RS256"})", es), kMismatch);
+  expect_jws_rejected(jws_token(R"({"alg":"RS256","kid":"ES256"})", rs), kMismatch);
+  expect_jws_rejected(jws_token(R"({"alg":"EdDSA","kid":"ES256"})", ed), kMismatch);
+  expect_jws_rejected(jws_token(R"({"alg":"ES256","kid":"EdDSA"})", es), kMismatch);
+  // The right header and kid, another key's signature.
+  expect_jws_rejected(jws_token(R"({"alg":"ES256","kid":"ES256"})",
+                                JwsPrivateKey::generate(JwsAlg::kES256).value()),
+                      "token signature is invalid");
+  expect_jws_rejected(jws_token(R"({"alg":"EdDSA","kid":"EdDSA"})",
+                                JwsPrivateKey::generate(JwsAlg::kEdDSA).value()),
+                      "token signature is invalid");
+
+  // "none" and HMAC keyed with a public key's bytes (the classic forgery), for every kid.
+  const std::string accepted = "token alg must be RS256, ES256, EdDSA";
+  for (std::string_view kid : {"RS256", "ES256", "EdDSA"}) {
+    const std::string kid_json = "\"" + std::string(kid) + "\"";
+    const std::string none_input = base64url_encode(R"({"alg":"none","kid":)" + kid_json + "}") +
+                                   "." + base64url_encode(kClaims);
+    expect_jws_rejected(none_input + "." + base64url_encode("sig"), accepted);
+    const std::string hs_input =
+        base64url_encode(R"({"alg":"HS256","typ":"at+jwt","kid":)" + kid_json + "}") + "." +
+        base64url_encode(kClaims);
+    const std::string jwk = json::write(jws_keys()(kid)->jwk(kid));
+    expect_jws_rejected(hs_input + "." + base64url_encode(crypto::hmac_sha256(jwk, hs_input)),
+                        accepted);
+  }
+  for (std::string_view header :
+       {R"({"alg":"es256","kid":"ES256"})", R"({"alg":"ES384","kid":"ES256"})",
+        R"({"alg":"Ed25519","kid":"EdDSA"})", R"({"alg":"EDDSA","kid":"EdDSA"})",
+        R"({"alg":["ES256"],"kid":"ES256"})"}) {
+    expect_jws_rejected(jws_token(header, es), accepted);
+  }
+
+  // An ES256 signature in OpenSSL's DER form instead of JWS r || s is refused by its length.
+  const std::string input =
+      base64url_encode(R"({"alg":"ES256","kid":"ES256"})") + "." + base64url_encode(kClaims);
+  std::string der(72, '\x30');
+  expect_jws_rejected(input + "." + base64url_encode(der), "token signature is invalid");
+
+  // The RS256-only verifier (ID tokens of identity providers) refuses ES256 and EdDSA outright.
+  BOOST_TEST(
+      verify_jwt(jws_token(R"({"alg":"ES256","kid":"k1"})", es), known_keys()).status().message() ==
+      "token alg must be RS256");
+}
+
+BOOST_AUTO_TEST_CASE(jwks_publishes_and_reads_keys_of_every_algorithm) {
+  Json::Value doc(Json::objectValue);
+  doc["keys"] = Json::Value(Json::arrayValue);
+  for (JwsAlg alg : kAccessTokenAlgs) {
+    doc["keys"].append(jws_keys()(alg_name(alg))->jwk(alg_name(alg)));
+  }
+  const Json::Value& es = doc["keys"][1];
+  BOOST_TEST(es["kty"].asString() == "EC");
+  BOOST_TEST(es["crv"].asString() == "P-256");
+  BOOST_TEST(es["alg"].asString() == "ES256");
+  BOOST_TEST(es["use"].asString() == "sig");
+  BOOST_TEST(crypto::base64url_decode(es["x"].asString())->size() == 32u);
+  BOOST_TEST(crypto::base64url_decode(es["y"].asString())->size() == 32u);
+  const Json::Value& ed = doc["keys"][2];
+  BOOST_TEST(ed["kty"].asString() == "OKP");
+  BOOST_TEST(ed["crv"].asString() == "Ed25519");
+  BOOST_TEST(ed["alg"].asString() == "EdDSA");
+  BOOST_TEST(!ed.isMember("d"));
+
+  // Another P-384 key, an ES256 key for encryption and a mislabelled one are skipped.
+  Json::Value p384(Json::objectValue);
+  p384["kty"] = "EC";
+  p384["crv"] = "P-384";
+  p384["kid"] = "p384";
+  doc["keys"].append(p384);
+  Json::Value enc = es;
+  enc["kid"] = "enc";
+  enc["use"] = "enc";
+  doc["keys"].append(enc);
+  Json::Value mislabelled = es;
+  mislabelled["kid"] = "mislabelled";
+  mislabelled["alg"] = "RS256";
+  doc["keys"].append(mislabelled);
+
+  const JwsKeySet keys = parse_jws_jwks(json::write(doc)).value();
+  BOOST_TEST_REQUIRE(keys.size() == 3u);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    BOOST_TEST(keys[i].first == std::string(alg_name(kAccessTokenAlgs[i])));
+    BOOST_TEST((keys[i].second.alg() == kAccessTokenAlgs[i]));
+    const std::string token =
+        sign_jwt(parse(kClaims), "at+jwt", keys[i].first, jws_key(kAccessTokenAlgs[i])).value();
+    BOOST_TEST(
+        keys[i].second.verify(token.substr(0, token.rfind('.')),
+                              *crypto::base64url_decode(token.substr(token.rfind('.') + 1))));
+  }
+  // The RS256-only reader keeps just the RSA key.
+  BOOST_TEST(parse_jwks(json::write(doc))->size() == 1u);
+
+  // A published private key, an off-curve point or a short Ed25519 key refuses the whole set.
+  Json::Value with_d = doc;
+  with_d["keys"][1]["d"] = base64url_encode(std::string(32, 'd'));
+  BOOST_TEST(parse_jws_jwks(json::write(with_d)).status().message() ==
+             "JWKS key 1: JWK contains private key material");
+  Json::Value off_curve = doc;
+  off_curve["keys"][1]["y"] = base64url_encode(std::string(32, '\x01'));
+  BOOST_TEST(!parse_jws_jwks(json::write(off_curve)).is_ok());
+  Json::Value short_ed = doc;
+  short_ed["keys"][2]["x"] = base64url_encode(std::string(31, '\x01'));
+  BOOST_TEST(!parse_jws_jwks(json::write(short_ed)).is_ok());
+}

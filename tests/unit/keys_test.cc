@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE keys
+#include <array>
 #include <boost/test/unit_test.hpp>
 
 #include "crypto/aead.h"
@@ -40,7 +41,7 @@ BOOST_AUTO_TEST_CASE(publish_before_use_rotation) {
   const int64_t t0 = 1'800'000'000;
   BOOST_REQUIRE(store.ensure_initial_key(t0).is_ok());
   BOOST_REQUIRE(store.ensure_initial_key(t0 + 1).is_ok());  // idempotent
-  BOOST_TEST(store.load_published(t0)->size() == 1u);
+  BOOST_TEST(store.load_published(t0)->size() == 3u);       // one key per algorithm
 
   keys::KeyRing ring(f.db, f.master, f.config);
   BOOST_REQUIRE(ring.reload(t0).is_ok());
@@ -49,8 +50,11 @@ BOOST_AUTO_TEST_CASE(publish_before_use_rotation) {
   std::string first_id = first->id;
 
   // Rotate: the next key is published at once but signs only after the window.
-  auto next = store.rotate(t0 + 100);
-  BOOST_REQUIRE(next.is_ok());
+  constexpr std::array<jose::JwsAlg, 1> kRsa = {jose::JwsAlg::kRS256};
+  auto rotated = store.rotate(t0 + 100, kRsa);
+  BOOST_REQUIRE(rotated.is_ok());
+  BOOST_REQUIRE(rotated->size() == 1u);
+  const std::string* next = &rotated->front();
   BOOST_REQUIRE(ring.reload(t0 + 100).is_ok());
   BOOST_TEST(ring.signer(t0 + 100)->id == first_id);
   BOOST_TEST(ring.jwks_json(t0 + 100).find(*next) != std::string::npos);
@@ -93,11 +97,70 @@ BOOST_AUTO_TEST_CASE(tokens_verify_with_the_published_key_and_keys_stay_sealed) 
 
   // The stored private key is sealed: not DER, and useless under another master key.
   auto stored = store.load_published(now);
-  BOOST_REQUIRE(stored->size() == 1u);
-  BOOST_TEST((*stored)[0].private_key_sealed.find("\x30\x82") != 0u);
+  BOOST_REQUIRE(stored->size() == 3u);
+  for (const auto& k : *stored) {
+    BOOST_TEST(!jose::JwsPrivateKey::from_pkcs8_der(k.alg, k.private_key_sealed).is_ok());
+  }
   auto other = crypto::MasterKey::from_base64(crypto::base64_encode(crypto::random_bytes(32)));
   BOOST_REQUIRE(other.is_ok());
   keys::KeyRing wrong(f.db, other.value(), f.config);
   BOOST_REQUIRE(wrong.reload(now).is_ok());
   BOOST_TEST(!wrong.signer(now));
+}
+
+BOOST_AUTO_TEST_CASE(each_algorithm_has_its_own_signer_and_rotation) {
+  auto c = testing::test_config();
+  Fixture f(*c);
+  keys::KeyStore store(f.db, f.master, f.config);
+  const int64_t t0 = 1'800'000'000;
+  BOOST_REQUIRE(store.ensure_initial_key(t0).is_ok());
+  keys::KeyRing ring(f.db, f.master, f.config);
+  BOOST_REQUIRE(ring.reload(t0).is_ok());
+
+  // Every algorithm signs from the start, with its own key, published with alg and kid.
+  const std::string jwks = ring.jwks_json(t0);
+  for (jose::JwsAlg alg : jose::kAccessTokenAlgs) {
+    const keys::LiveKey* signer = ring.signer(t0, alg);
+    BOOST_REQUIRE(signer);
+    BOOST_TEST((signer->private_key.alg() == alg));
+    BOOST_TEST(jwks.find("\"alg\":\"" + std::string(jose::alg_name(alg)) + "\"") !=
+               std::string::npos);
+    BOOST_TEST(jwks.find("\"kid\":\"" + signer->id + "\"") != std::string::npos);
+
+    oauth::AccessTokenRequest req;
+    req.issuer = "https://auth.example/resources/res_1";
+    req.subject = "usr_x";
+    req.audience = "https://mcp.example/mcp";
+    req.client_id = "dcr_y";
+    req.scope = "a";
+    req.alg = alg;
+    auto token = oauth::mint_access_token(ring, req, t0);
+    BOOST_REQUIRE(token.is_ok());
+    auto verified = jose::verify_jws(
+        token->jwt, [&](std::string_view kid) { return ring.verification_key(kid); });
+    BOOST_REQUIRE(verified.is_ok());
+    BOOST_TEST(verified->header["alg"].asString() == std::string(jose::alg_name(alg)));
+    BOOST_TEST(verified->header["kid"].asString() == signer->id);
+    // Management-token checks (RS256 only) never accept an EC key.
+    BOOST_TEST((ring.public_key(signer->id) != nullptr) == (alg == jose::JwsAlg::kRS256));
+  }
+  BOOST_TEST(ring.jwks_json(t0).find("\"crv\":\"P-256\"") != std::string::npos);
+  BOOST_TEST(ring.jwks_json(t0).find("\"crv\":\"Ed25519\"") != std::string::npos);
+
+  // Rotating ES256 retires only the ES256 key.
+  const std::string rs_before = ring.signer(t0, jose::JwsAlg::kRS256)->id;
+  const std::string es_before = ring.signer(t0, jose::JwsAlg::kES256)->id;
+  constexpr std::array<jose::JwsAlg, 1> kEs = {jose::JwsAlg::kES256};
+  auto rotated = store.rotate(t0 + 10, kEs);
+  BOOST_REQUIRE(rotated.is_ok());
+  const int64_t later = t0 + 10 + f.config.key_prepublish_seconds;
+  BOOST_REQUIRE(ring.reload(later).is_ok());
+  BOOST_TEST(ring.signer(later, jose::JwsAlg::kES256)->id == rotated->front());
+  BOOST_TEST(ring.signer(later, jose::JwsAlg::kRS256)->id == rs_before);
+  // The retired ES256 key stays published for the tokens it signed.
+  BOOST_TEST(ring.verification_key(es_before) != nullptr);
+
+  // ensure_initial_key on an environment from before ES256/EdDSA adds only what is missing.
+  BOOST_REQUIRE(store.ensure_initial_key(later).is_ok());
+  BOOST_TEST(store.load_published(later)->size() == 4u);
 }

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "access_tokens.h"
+#include "crypto/base64.h"
 #include "format/json.h"
 #include "jose/jwk.h"
 #include "jose/jwt.h"
@@ -137,6 +138,44 @@ BOOST_AUTO_TEST_CASE(every_invalid_token_is_a_401_invalid_token) {
   std::string token = sign(claims());
   token[token.size() - 5] = token[token.size() - 5] == 'A' ? 'B' : 'A';
   expect_invalid(bearer(token), "tampered signature");
+}
+
+BOOST_AUTO_TEST_CASE(es256_and_eddsa_tokens_verify_against_the_jwks_and_alg_confusion_fails) {
+  const auto es = jose::JwsPrivateKey::generate(jose::JwsAlg::kES256).value();
+  const auto ed = jose::JwsPrivateKey::generate(jose::JwsAlg::kEdDSA).value();
+  Json::Value doc(Json::objectValue);
+  doc["keys"] = Json::Value(Json::arrayValue);
+  doc["keys"].append(jose::public_jwk(key_a().public_key(), "ka"));
+  doc["keys"].append(es.public_key()->jwk("ke"));
+  doc["keys"].append(ed.public_key()->jwk("kd"));
+  FakeJwks jwks;
+  jwks.body = json::write(doc);
+  auto v = make_verifier(jwks);
+  const std::string by_es = jose::sign_jwt(claims(), "at+jwt", "ke", es).value();
+  const std::string by_ed = jose::sign_jwt(claims(), "at+jwt", "kd", ed).value();
+  Verdict verdict = v->verify(bearer(by_es), {"demo:read"}, kNow);
+  BOOST_TEST(verdict.valid(), verdict.reason);
+  BOOST_TEST(verdict.claims->sub == "usr_01");
+  verdict = v->verify(bearer(by_ed), {"demo:read"}, kNow);
+  BOOST_TEST(verdict.valid(), verdict.reason);
+  BOOST_TEST(v->verify(bearer(sign(claims())), {"demo:read"}, kNow).valid());  // RS256 still
+
+  auto expect_invalid = [&](const std::string& token, const char* what) {
+    Verdict refused = v->verify(bearer(token), {}, kNow);
+    BOOST_TEST((refused.outcome == Outcome::kInvalidToken), what << ": " << refused.reason);
+    BOOST_TEST(refused.http_status() == 401);
+  };
+  // The ES256 key's kid on an EdDSA token and the RSA key's kid on an ES256 token.
+  expect_invalid(jose::sign_jwt(claims(), "at+jwt", "ke", ed).value(), "EdDSA under an EC kid");
+  expect_invalid(jose::sign_jwt(claims(), "at+jwt", "ka", es).value(), "ES256 under an RSA kid");
+  // alg none with the signature stripped.
+  std::string none = crypto::base64url_encode(R"({"alg":"none","typ":"at+jwt","kid":"ke"})") +
+                     by_es.substr(by_es.find('.'), by_es.rfind('.') - by_es.find('.')) + ".x";
+  expect_invalid(none, "alg none");
+  // The header rewritten to claim RS256 for the EC key's signature.
+  std::string rewritten = crypto::base64url_encode(R"({"alg":"RS256","typ":"at+jwt","kid":"ke"})") +
+                          by_es.substr(by_es.find('.'));
+  expect_invalid(rewritten, "RS256 header on an ES256 key");
 }
 
 BOOST_AUTO_TEST_CASE(skew_of_up_to_60_seconds_is_tolerated) {
