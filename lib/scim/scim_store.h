@@ -214,6 +214,8 @@ class ScimStore {
   Result<store::Rows> list_rows(const ListQuery& q, const std::string& from,
                                 const std::string& alias, const std::string& columns,
                                 const std::string& id_column, int64_t& total);
+  // Users from rows of kUserColumns and kUserGroupsColumn (scim_store.cc), groups included.
+  Result<std::vector<ScimUser>> users_from_rows(const store::Rows& rows);
   Status load_groups(std::vector<ScimUser>& users);
   Status load_members(ScimGroup& group);
   Status check_members(const std::vector<std::string>& user_ids);
