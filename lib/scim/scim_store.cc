@@ -425,6 +425,37 @@ Status reapply_group_roles(store::Db& db, const std::string& organization_id,
       .status();
 }
 
+Result<bool> run_checkpoint_job(store::Db& db, int64_t checkpoint_every) {
+  const int64_t every = std::max<int64_t>(2, checkpoint_every);
+  // The scopes "scim_users:<organization>": after the prefix, before the prefix with its last
+  // character's successor.
+  const std::string prefix = users_scope("");
+  std::string after_prefix = prefix;
+  after_prefix.back() = static_cast<char>(after_prefix.back() + 1);
+  // Every organization's user count is a sum over its counter shards (lib/paging/counter.h);
+  // its last checkpoint is the top of (organization_id, position).
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows due,
+      db.query("SELECT organization_id, last FROM (SELECT o.organization_id, o.n, (SELECT "
+               "COALESCE(MAX(c.position), 0) FROM scim_list_checkpoints c WHERE "
+               "c.organization_id = o.organization_id) AS last FROM (SELECT SUBSTRING(scope, ?) "
+               "AS organization_id, SUM(n) AS n FROM listing_counts WHERE scope > ? AND scope < ? "
+               "GROUP BY scope) o) d WHERE n >= last + ? LIMIT 1",
+               {static_cast<int64_t>(prefix.size()) + 1, prefix, after_prefix, 2 * every}));
+  if (due.empty()) return false;
+  ScimStore store(db, due[0].str(0), "", every);
+  const int64_t target = due[0].i64(1) + every;
+  int64_t position = 0;
+  PORTCULLIS_RETURN_IF_ERROR(db.transaction([&]() -> Status {
+    position = 0;
+    std::string from_time, from_id;
+    return store.seek_checkpoint(target, position, from_time, from_id);
+  }));
+  // Short of the target: the count ran ahead of the rows (it should not); report no work, so
+  // the caller waits instead of asking again at once.
+  return position >= target;
+}
+
 Result<bool> run_role_job(store::Db& db) {
   bool worked = false;
   Status st = db.transaction([&]() -> Status {
