@@ -140,6 +140,9 @@ Result<CachedServer> server_for(const Connection& c, const SamlSp& sp) {
   std::string idp_id = keys && keys->data ? static_cast<const char*>(keys->data) : "";
   g_list_free(keys);
   CachedServer entry{version, server, idp_id};
+  // One line per build: inside a request it carries the request's id, which is how the tests
+  // show that no sign-in pays for one (warm.h does it between requests).
+  log::info("SSO connection prepared", {{"connection", c.id}, {"what", "saml server"}});
   if (cache.size() >= kMaxCachedServers && cache.find(c.id) == cache.end()) {
     cache.erase(cache.begin());  // any other: the warm-up (warm.h) keeps the active ones
   }

@@ -142,7 +142,7 @@ export async function workerTimes(hops, families = ['oauth', 'sso']) {
     if (found.size === wanted.size) {
       return hops.map((h) => {
         const l = found.get(h.requestId);
-        return { path: l.path, status: l.status, ms: l.duration_us / 1000, outboundMs: (l.outbound_us ?? 0) / 1000 };
+        return { requestId: h.requestId, path: l.path, status: l.status, ms: l.duration_us / 1000, outboundMs: (l.outbound_us ?? 0) / 1000 };
       });
     }
     await sleep(100);
@@ -150,29 +150,34 @@ export async function workerTimes(hops, families = ['oauth', 'sso']) {
   assert.fail(`no access-log line for some of ${hops.map((h) => h.path).join(', ')}`);
 }
 
-// The issue's "the whole SSO login adds < 50 ms of server time over the IdP's own", on a cold
-// worker (the first sign-in of a new sso worker: restartWorkers first) and on a warm one.
-// `signIn` returns {hops, ours}: the worker-side times and their sum without the time spent
-// waiting on the IdP. The machine the suite runs on is shared, so each is the best of a few
-// tries (a restart before each cold one): a load spike fails one try, a cost in the request
-// path (a Lasso server or IdP metadata built on first use: 100 ms and more) fails them all.
-export async function assertSignInTime(label, limitMs, signIn) {
-  const best = {};
-  for (const [kind, tries] of [['cold', 3], ['warm', 5]]) {
-    for (let i = 0; i < tries; i++) {
-      // Each new worker prepares every active connection (lib/sso/warm.h): the sign-in is the
-      // first request of a worker that is done with that, not competing with it for the CPU.
-      if (kind === 'cold') await restartWorkers('sso', 'sso connections ready');
-      const t = await signIn();
-      const detail = t.hops.map((h) => `${h.path.replace(/conn_[a-z0-9]+/, '{id}')} ${h.ms.toFixed(1)} ms` +
-        (h.outboundMs ? ` (${h.outboundMs.toFixed(1)} waiting on the IdP)` : '')).join(', ');
-      console.log(`# sso-timing ${label} ${kind}: portcullis ${t.ours.toFixed(1)} ms: ${detail}`);
-      if (!best[kind] || t.ours < best[kind].ours) best[kind] = { ...t, detail };
-      if (t.ours < limitMs) break;
+// The issue's "the whole SSO login adds < 50 ms of server time over the IdP's own" rests on one
+// property a test can show without a clock: no sign-in prepares a connection — builds its Lasso
+// server (SP metadata and keys, the IdP's metadata parsed: 100–300 ms) or fetches the IdP's
+// discovery document or JWKS (two TLS round trips). Each new sso worker prepares every active
+// connection before it accepts a request, then between requests (lib/sso/warm.h). Every
+// preparation logs "SSO connection prepared", with the request's id when it happens inside a
+// request. So on a cold worker (the first sign-in after a restart) and on a warm one, no such
+// line may carry the id of one of the sign-in's requests; and the restart's own preparations are
+// there, without one. The server times are printed; bench/sso measures them.
+// `signIn` returns {hops, ours}: the worker-side times (workerTimes) and their sum without the
+// time spent waiting on the IdP.
+export async function assertSignInPreparesNothing(label, signIn) {
+  const log = path.join(varDir, 'log', 'sso.log');
+  for (const kind of ['cold', 'warm']) {
+    const logStart = readFileSync(log, 'utf8').length;
+    if (kind === 'cold') await restartWorkers('sso', 'sso connections ready');
+    const t = await signIn();
+    const detail = t.hops.map((h) => `${h.path.replace(/conn_[a-z0-9]+/, '{id}')} ${h.ms.toFixed(1)} ms` +
+      (h.outboundMs ? ` (${h.outboundMs.toFixed(1)} waiting on the IdP)` : '')).join(', ');
+    console.log(`# sso-timing ${label} ${kind}: portcullis ${t.ours.toFixed(1)} ms: ${detail}`);
+    const prepared = readFileSync(log, 'utf8').slice(logStart).split('\n')
+      .filter((l) => l.includes('"SSO connection prepared"')).map((l) => JSON.parse(l));
+    const ids = new Set(t.hops.map((h) => h.requestId));
+    const during = prepared.filter((l) => ids.has(l.request_id));
+    assert.deepEqual(during, [], `${label} ${kind} sign-in prepared a connection on its request path`);
+    if (kind === 'cold') {
+      assert.ok(prepared.some((l) => l.request_id === undefined), `${label}: the restarted workers prepared the connection first`);
     }
-  }
-  for (const [kind, t] of Object.entries(best)) {
-    assert.ok(t.ours < limitMs, `${label} ${kind} sign-in: ${t.ours.toFixed(1)} ms of server time at best (${t.detail})`);
   }
 }
 
