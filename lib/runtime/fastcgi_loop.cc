@@ -6,11 +6,13 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <exception>
 
+#include "core/telemetry.h"
 #include "log/log.h"
 #include "runtime/watchdog.h"
 
@@ -116,6 +118,56 @@ void pause_interruptibly(long ms, const sigset_t& wait_mask) {
   ::ppoll(nullptr, 0, &ts, &wait_mask);
 }
 
+// What became of a kept-alive connection while the worker waited for its next request.
+enum class Kept { kRequest, kClosedByPeer, kIdle };
+
+// A kept connection quiet this long counts as idle for on_idle: a busy nginx sends the next
+// request well within it, and on_idle (a batch of events to write) must not run between every
+// two requests of a busy connection.
+constexpr std::chrono::milliseconds kKeptIdleGrace{10};
+
+// Waits for the next request on a connection nginx asked us to keep (FCGI_KEEP_CONN), up to
+// options.keepalive_idle without a byte; runs on_idle once the connection has been quiet for
+// kKeptIdleGrace and again every idle_wake, like the accept wait. A stop signal does not end the
+// wait: closing a kept connection from our side races with nginx sending a request on it (a POST
+// nginx will not retry), so a stopping worker serves the connection until nginx closes it (its
+// upstream keepalive_timeout or keepalive_requests) or it stays idle for keepalive_idle. Never
+// watches the listening socket, for the same reason.
+Kept wait_on_kept(int fd, const ServeOptions& options, const sigset_t& wait_mask) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto deadline = start + options.keepalive_idle;
+  auto next_idle = options.on_idle ? start + kKeptIdleGrace : Clock::time_point::max();
+  for (;;) {
+    auto now = Clock::now();
+    if (now >= next_idle) {
+      options.on_idle();
+      now = Clock::now();
+      next_idle =
+          options.idle_wake.count() > 0 ? now + options.idle_wake : Clock::time_point::max();
+    }
+    if (now >= deadline) return Kept::kIdle;
+    const auto until = std::min(deadline, next_idle);
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
+    timespec ts{};
+    ts.tv_sec = static_cast<time_t>(left.count() / 1000);
+    ts.tv_nsec = static_cast<long>(left.count() % 1000) * 1000000L;
+    pollfd pfd{fd, POLLIN, 0};
+    int n = ::ppoll(&pfd, 1, &ts, &wait_mask);
+    if (n == 0) continue;  // the grace, idle_wake or the idle timeout: checked above
+    if (n < 0) {
+      if (errno == EINTR) continue;  // a stop signal (re-sent by the master) or SIGALRM
+      return Kept::kClosedByPeer;
+    }
+    // Readable: the next request, or nginx's close. Tell them apart without consuming a byte.
+    char byte;
+    ssize_t got = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (got > 0) return Kept::kRequest;
+    if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    return Kept::kClosedByPeer;
+  }
+}
+
 }  // namespace
 
 bool stop_requested() {
@@ -155,34 +207,48 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
   int exit_code = 0;
   log::debug("worker accepting", {{"fd", listen_fd}});
 
-  while (!stop_requested()) {
-    pollfd pfd{listen_fd, POLLIN, 0};
-    if (options.on_idle && ::poll(&pfd, 1, 0) == 0) options.on_idle();
-    timespec wake{};
-    wake.tv_sec = static_cast<time_t>(options.idle_wake.count() / 1000);
-    wake.tv_nsec = static_cast<long>(options.idle_wake.count() % 1000) * 1000000L;
-    int n = ::ppoll(&pfd, 1, options.idle_wake.count() > 0 ? &wake : nullptr, &wait_mask);
-    if (n == 0) continue;  // woken for on_idle
-    if (n < 0) {
-      if (errno == EINTR) continue;  // a stop signal (checked by the loop) or SIGALRM leftover
-      log::error("ppoll on listening socket failed", {{"error", std::strerror(errno)}});
-      exit_code = 1;
-      break;
+  // req.ipcFd >= 0 between requests: a connection nginx asked us to keep (FCGI_KEEP_CONN) and
+  // options.keepalive_idle allows; the next request is read from it rather than accepted.
+  for (;;) {
+    if (req.ipcFd >= 0) {
+      const Kept kept = wait_on_kept(req.ipcFd, options, wait_mask);
+      if (kept != Kept::kRequest) {
+        if (kept == Kept::kIdle) telemetry::count(telemetry::Counter::kFastcgiIdleCloses);
+        FCGX_Free(&req, 1);  // shutdown, drain what nginx still sends, close
+        continue;
+      }
+    } else {
+      if (stop_requested()) break;
+      pollfd pfd{listen_fd, POLLIN, 0};
+      if (options.on_idle && ::poll(&pfd, 1, 0) == 0) options.on_idle();
+      timespec wake{};
+      wake.tv_sec = static_cast<time_t>(options.idle_wake.count() / 1000);
+      wake.tv_nsec = static_cast<long>(options.idle_wake.count() % 1000) * 1000000L;
+      int n = ::ppoll(&pfd, 1, options.idle_wake.count() > 0 ? &wake : nullptr, &wait_mask);
+      if (n == 0) continue;  // woken for on_idle
+      if (n < 0) {
+        if (errno == EINTR) continue;  // a stop signal (checked by the loop) or SIGALRM leftover
+        log::error("ppoll on listening socket failed", {{"error", std::strerror(errno)}});
+        exit_code = 1;
+        break;
+      }
+      if (pfd.revents & (POLLNVAL | POLLERR | POLLHUP)) {
+        log::error("listening socket unusable", {{"fd", listen_fd}, {"revents", pfd.revents}});
+        exit_code = 1;
+        break;
+      }
+      // ppoll reports a ready socket rather than EINTR when both happen; leave the connection to
+      // a sibling (or to the next generation) instead of starting a request we were told not to.
+      if (stop_requested()) break;
     }
-    if (pfd.revents & (POLLNVAL | POLLERR | POLLHUP)) {
-      log::error("listening socket unusable", {{"fd", listen_fd}, {"revents", pfd.revents}});
-      exit_code = 1;
-      break;
-    }
-    // ppoll reports a ready socket rather than EINTR when both happen; leave the connection to a
-    // sibling (or to the next generation) instead of starting a request we were told not to.
-    if (stop_requested()) break;
+    const bool fresh = req.ipcFd < 0;
 
     int rc;
     {
       AlarmGuard alarm(options.io_timeout);
       rc = FCGX_Accept_r(&req);  // returns -errno; it loops over malformed peers internally
     }
+    if (rc >= 0 && fresh) telemetry::count(telemetry::Counter::kFastcgiConnections);
     if (rc < 0) {
       // EAGAIN (== EWOULDBLOCK on Linux): a sibling took the connection, or the connection we took
       // was garbage, closed early or stalled and libfcgi went back to the now-empty queue.
@@ -206,9 +272,9 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
     } catch (...) {
       log::error("request handler threw a non-std exception");
     }
-    FCGX_Finish_r(&req);  // flush and close now, not at the next accept
+    FCGX_Finish_r(&req);  // flush now; closes the connection unless nginx asked to keep it
     request_finished();
-    FCGX_Free(&req, 1);  // also closes a connection the peer asked to keep (FCGI_KEEP_CONN)
+    if (options.keepalive_idle.count() <= 0) FCGX_Free(&req, 1);  // keep-alive off: close anyway
     ++served;
   }
 

@@ -22,6 +22,11 @@ struct ServeOptions {
   // > 0: a worker with nothing to do wakes up this often to run on_idle again (work kept ready
   // between requests, server/app.h add_idle_task); 0: it sleeps until a connection arrives.
   std::chrono::milliseconds idle_wake{0};
+  // > 0: kept-alive FastCGI. A connection whose request carried FCGI_KEEP_CONN (nginx
+  // `fastcgi_keep_conn on` with an upstream `keepalive`) stays open after the response, and the
+  // worker reads its next request from it; after this long without one the worker closes it and
+  // returns to accept(). 0: every connection is closed after its request.
+  std::chrono::milliseconds keepalive_idle{0};
 };
 
 // Serves FastCGI requests on `listen_fd` until SIGTERM, SIGINT or SIGUSR1 (libfcgi's own
@@ -30,14 +35,21 @@ struct ServeOptions {
 // socket, poll error): the master then replaces the worker.
 //
 // Each request: `handle(req)` reads params (FCGX_GetParam on req.envp) and the body (req.in) and
-// writes the CGI response (req.out); afterwards the loop finishes the request and always closes
-// the connection, even if the peer asked to keep it (FCGI_KEEP_CONN starves a pool of
-// one-request-at-a-time workers, cpp-stack §7.6). Measured with nginx `fastcgi_keep_conn on`:
-// clients see no errors, but nginx sometimes reuses a connection we already closed, retries it and
-// logs "upstream prematurely closed" (~1 in 400 requests); so do not configure keep_conn. An
-// exception escaping `handle` is logged and ends that request only. Anything a peer sends (garbage,
+// writes the CGI response (req.out); afterwards the loop finishes the request. An exception
+// escaping `handle` is logged and ends that request only. Anything a peer sends (garbage,
 // truncated records, early close, stalls) ends that connection only; the worker goes on with the
 // next one.
+//
+// Kept-alive connections (options.keepalive_idle > 0) and the starvation trap (cpp-stack §7.6 in
+// the project's research notes; docs/operations.md "Kept-alive FastCGI"): a worker serves one
+// connection at a time, so while it waits on a kept connection it accepts nothing. The pool stays
+// live because (1) nginx caches fewer idle connections in all than the pool has workers, (2)
+// nginx closes a cached connection after its keepalive_timeout idle and after keepalive_requests
+// requests, so a worker held by a busy connection is back at accept() every few hundred
+// milliseconds, and (3) this loop closes a connection idle for keepalive_idle (longer than
+// nginx's keepalive_timeout: nginx closes first, without racing a request in flight). A stop
+// signal does not cut a kept connection (nginx would not retry a POST sent on it at that
+// moment): the worker serves it until nginx closes it or it idles for keepalive_idle, then exits.
 //
 // Signals, and why: the stop signals get our own handler (no SA_RESTART) installed before
 // FCGX_Init, so libfcgi never installs its own. Apart from that, the inherited signal mask is

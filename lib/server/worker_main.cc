@@ -81,6 +81,7 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
   runtime::ServeOptions options;
   options.on_idle = [&]() { app.on_idle(); };
   options.idle_wake = app.idle_wake();
+  options.keepalive_idle = std::chrono::milliseconds(config.fastcgi_keepalive_idle_ms);
   int code = runtime::serve_fastcgi(
       listen_fd,
       [&](FCGX_Request& fcgi) {

@@ -15,8 +15,29 @@ nginx_cmd() {
   nginx -p "$NGINX_PREFIX" -c "$NGINX_CONF" -e "$NGINX_ERROR_LOG" "$@"
 }
 
+# nginx_fastcgi_keepalive: idle kept-alive FastCGI connections per pool and nginx worker
+# process (0 = off). All nginx processes together may keep at most half of a pool's workers on
+# idle connections, so at least half always return to accept() (docs/operations.md, "Kept-alive
+# FastCGI"). PORTCULLIS_NGINX_FASTCGI_KEEPALIVE overrides it (0 = off, for comparisons).
+nginx_fastcgi_keepalive() {
+  local procs=${PORTCULLIS_NGINX_WORKERS:-auto}
+  [[ $procs == auto ]] && procs=$(nproc)
+  if [[ -n ${PORTCULLIS_NGINX_FASTCGI_KEEPALIVE:-} ]]; then
+    [[ $PORTCULLIS_NGINX_FASTCGI_KEEPALIVE =~ ^[0-9]+$ ]] ||
+      die "PORTCULLIS_NGINX_FASTCGI_KEEPALIVE must be a number, got '$PORTCULLIS_NGINX_FASTCGI_KEEPALIVE'"
+    printf '%s\n' "$PORTCULLIS_NGINX_FASTCGI_KEEPALIVE"
+    return
+  fi
+  printf '%s\n' $((WORKERS / (2 * procs)))
+}
+
 nginx_render() {
-  local src=$REPO_ROOT/nginx user_directive=""
+  local src=$REPO_ROOT/nginx user_directive="" keepalive keep_conn=off keepalive_block=""
+  keepalive=$(nginx_fastcgi_keepalive)
+  if ((keepalive > 0)); then
+    keep_conn=on
+    keepalive_block="keepalive $keepalive; keepalive_timeout 1s; keepalive_requests 100;"
+  fi
   mkdir -p "$NGINX_PREFIX"/{conf/portcullis,html} "$RUN_DIR" "$LOG_DIR" \
     "$NGINX_PREFIX"/tmp/{client_body,fastcgi,proxy,scgi,uwsgi}
   # As root, nginx's workers would run as "nobody" and could not connect() to the workers'
@@ -33,6 +54,9 @@ nginx_render() {
     -e "s#@METRICS_PORT@#$METRICS_PORT#g" \
     -e "s#@USER_DIRECTIVE@#$user_directive#g" \
     -e "s#@WORKER_PROCESSES@#${PORTCULLIS_NGINX_WORKERS:-auto}#g" \
+    -e "s#@FASTCGI_KEEP_CONN@#$keep_conn#g" \
+    -e "s#@FASTCGI_KEEPALIVE_BLOCK@#$keepalive_block#g" \
+    -e "s#@FASTCGI_KEEPALIVE@#$keepalive#g" \
     "$src/local.conf.in" >"$NGINX_CONF.tmp"
   if grep -n '@[A-Z_]*@' "$NGINX_CONF.tmp" >&2; then
     die "unsubstituted placeholder in $src/local.conf.in"

@@ -1,0 +1,247 @@
+// Kept-alive FastCGI between nginx and the workers (docs/operations.md, "Kept-alive FastCGI"):
+// nginx reuses its connections to a pool, and the pool never starves. A pre-forked worker serves
+// one connection at a time and accepts nothing while it waits on a kept connection, so the
+// stack keeps at most half of a pool's workers on idle connections (nginx `keepalive`), nginx
+// closes them first (keepalive_timeout, keepalive_requests) and a worker drops a connection left
+// idle past PORTCULLIS_FASTCGI_KEEPALIVE_IDLE_MS. Tested: every request at 8, 32 and 128
+// concurrent client connections answers, a fresh request after the load answers, and a peer
+// that holds every worker of a pool on idle kept connections delays the pool but cannot starve
+// it. Bounds here are failure timeouts, never speed assertions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { env, baseUrl, sleep, workerSocket, masterPid, childPids, parseFastcgiResponse } from './harness.mjs';
+
+const base = new URL(baseUrl);
+
+// Prometheus samples of one /metrics scrape: { 'name{labels}': value }.
+async function scrape() {
+  const res = await fetch(env.PORTCULLIS_METRICS_URL);
+  assert.equal(res.status, 200);
+  const samples = {};
+  for (const line of (await res.text()).split('\n')) {
+    const m = line.match(/^([a-z_]+)(\{[^}]*\})? (\S+)$/);
+    if (m) samples[m[1] + (m[2] ?? '')] = Number(m[3]);
+  }
+  return samples;
+}
+const requestsOf = (s, pool) =>
+  Object.entries(s)
+    .filter(([k]) => k.startsWith(`portcullis_http_requests_total{pool="${pool}",`))
+    .reduce((sum, [, v]) => sum + v, 0);
+const counterOf = (s, name, pool) => s[`${name}{pool="${pool}"}`] ?? 0;
+
+// One request over `agent` (a client connection of its own when the agent allows it), with a
+// bound after which the test fails instead of hanging.
+function request(agent, { method = 'GET', path, body, headers = {} }, boundMs = 45000) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: base.hostname, port: base.port, method, path, agent, headers: body ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), ...headers } : headers },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(boundMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${boundMs} ms`)));
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+// The request mix: two pools (wellknown and oauth), GET and POST, every answer the worker's own.
+const mix = [
+  { req: { path: '/healthz' }, check: (r) => r.status === 200 && JSON.parse(r.text).status === 'ok' },
+  {
+    req: { path: '/.well-known/oauth-authorization-server' },
+    check: (r) => r.status === 200 && JSON.parse(r.text).issuer === baseUrl,
+  },
+  {
+    // No client authentication: the oauth worker refuses it in the OAuth error shape.
+    req: { method: 'POST', path: '/oauth/token', body: 'grant_type=refresh_token&refresh_token=nope&client_id=pc_none' },
+    check: (r) => r.status >= 400 && r.status < 500 && typeof JSON.parse(r.text).error === 'string',
+  },
+];
+
+// `connections` client connections at once, each sending `perConnection` requests in turn.
+async function load(connections, perConnection) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const failures = [];
+  let answered = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: connections }, async (_, c) => {
+        for (let i = 0; i < perConnection; i++) {
+          const { req, check } = mix[(c + i) % mix.length];
+          try {
+            const r = await request(agent, req);
+            let ok = false;
+            try {
+              ok = check(r);
+            } catch {
+              ok = false;
+            }
+            if (ok) answered++;
+            else failures.push(`${req.method ?? 'GET'} ${req.path}: ${r.status} ${r.text.slice(0, 120)}`);
+          } catch (e) {
+            failures.push(String(e.message ?? e));
+          }
+        }
+      }),
+    );
+  } finally {
+    agent.destroy();
+  }
+  return { answered, failures };
+}
+
+// A fresh client connection, nothing reused: must answer within the bound.
+async function freshRequest(boundMs = 15000) {
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    return await request(agent, { path: '/healthz' }, boundMs);
+  } finally {
+    agent.destroy();
+  }
+}
+
+test('nginx keeps its FastCGI connections alive: a pool accepts far fewer connections than it serves requests', async () => {
+  const before = await scrape();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < 60; i++) {
+      const r = await request(agent, { path: '/healthz' });
+      assert.equal(r.status, 200);
+    }
+  } finally {
+    agent.destroy();
+  }
+  const after = await scrape();
+  const requests = requestsOf(after, 'wellknown') - requestsOf(before, 'wellknown');
+  const connections =
+    counterOf(after, 'portcullis_fastcgi_connections_total', 'wellknown') -
+    counterOf(before, 'portcullis_fastcgi_connections_total', 'wellknown');
+  assert.ok(requests >= 60, `wellknown served ${requests} requests`);
+  assert.ok(connections >= 1, 'the wellknown pool counts its connections');
+  assert.ok(connections * 4 <= requests, `${connections} connections for ${requests} requests: not kept alive`);
+});
+
+for (const connections of [8, 32, 128]) {
+  test(`every request answers at ${connections} concurrent client connections, and a fresh one after the load`, async () => {
+    const perConnection = connections >= 128 ? 4 : 12;
+    const { answered, failures } = await load(connections, perConnection);
+    assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${connections * perConnection} failed`);
+    assert.equal(answered, connections * perConnection);
+    // Right after the load: nginx still holds its kept connections.
+    const now = await freshRequest();
+    assert.equal(now.status, 200, now.text);
+    // After nginx's keepalive_timeout (1 s): the kept connections were closed by nginx, not by
+    // the workers' idle timeout; the pools answer on new connections.
+    await sleep(1500);
+    const later = await freshRequest();
+    assert.equal(later.status, 200, later.text);
+  });
+}
+
+// Talks FastCGI straight to a worker socket with FCGI_KEEP_CONN set: sends one request at a
+// time and hands back each response; `closed` resolves when the worker closes the connection.
+function keptConnection(socketPath) {
+  const sock = net.connect(socketPath);
+  let buf = Buffer.alloc(0);
+  let waiter = null;
+  let id = 0;
+  const closed = new Promise((resolve) => {
+    sock.on('close', resolve);
+    sock.on('error', () => {});
+  });
+  const endOfResponse = () => {
+    for (let i = 0; i + 8 <= buf.length; ) {
+      const len = buf.readUInt16BE(i + 4);
+      const next = i + 8 + len + buf.readUInt8(i + 6);
+      if (next > buf.length) return -1;
+      if (buf.readUInt8(i + 1) === 3) return next; // FCGI_END_REQUEST
+      i = next;
+    }
+    return -1;
+  };
+  sock.on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    const end = endOfResponse();
+    if (end >= 0 && waiter) {
+      const w = waiter;
+      waiter = null;
+      const one = buf.subarray(0, end);
+      buf = buf.subarray(end);
+      w(parseFastcgiResponse(one));
+    }
+  });
+  const record = (type, rid, content) => {
+    const pad = (8 - (content.length % 8)) % 8;
+    const h = Buffer.from([1, type, rid >> 8, rid & 255, content.length >> 8, content.length & 255, pad, 0]);
+    return Buffer.concat([h, content, Buffer.alloc(pad)]);
+  };
+  const pair = (k, v) => Buffer.concat([Buffer.from([k.length, v.length]), Buffer.from(k), Buffer.from(v)]);
+  return {
+    closed,
+    send(params) {
+      id = (id % 60000) + 1;
+      const p = Buffer.concat(Object.entries(params).map(([k, v]) => pair(k, v)));
+      return new Promise((resolve, reject) => {
+        waiter = resolve;
+        closed.then(() => reject(new Error('the worker closed the connection before answering')));
+        sock.write(
+          Buffer.concat([
+            record(1, id, Buffer.from([0, 1, 1, 0, 0, 0, 0, 0])), // RESPONDER, FCGI_KEEP_CONN
+            record(4, id, p),
+            record(4, id, Buffer.alloc(0)),
+            record(5, id, Buffer.alloc(0)),
+          ]),
+        );
+      });
+    },
+    destroy: () => sock.destroy(),
+  };
+}
+
+const within = (promise, ms, what) =>
+  Promise.race([promise, sleep(ms).then(() => { throw new Error(`${what}: not within ${ms} ms`); })]);
+
+test('a peer holding every worker of a pool on idle kept connections delays the pool but never starves it', async () => {
+  const workers = childPids(masterPid('wellknown')).length;
+  assert.ok(workers >= 1, 'the wellknown pool has workers');
+  const before = await scrape();
+  const healthz = { REQUEST_METHOD: 'GET', DOCUMENT_URI: '/healthz', REQUEST_URI: '/healthz', SERVER_NAME: 'localhost' };
+  const held = Array.from({ length: workers }, () => keptConnection(workerSocket('wellknown')));
+  try {
+    // Every worker answers one request and then waits on its kept connection for the next.
+    const order = [];
+    const first = await within(
+      Promise.all(held.map((c) => c.send(healthz).then((r) => (order.push(c), r)))),
+      20000,
+      'the first requests',
+    );
+    for (const r of first) assert.equal(r.status, 200);
+    // The connection is really kept: a second request on it answers too (on the one answered
+    // last, the furthest from its idle timeout).
+    const second = await within(order.at(-1).send(healthz), 10000, 'a second request on a kept connection');
+    assert.equal(second.status, 200);
+    // Every worker of the pool is now held by this peer, which sends nothing more. A request
+    // through nginx still answers: the workers drop the idle connections and return to accept().
+    const r = await freshRequest(30000);
+    assert.equal(r.status, 200, r.text);
+    await within(Promise.all(held.map((c) => c.closed)), 20000, 'the workers closing the idle connections');
+  } finally {
+    for (const c of held) c.destroy();
+  }
+  const after = await scrape();
+  const closes =
+    counterOf(after, 'portcullis_fastcgi_idle_closes_total', 'wellknown') -
+    counterOf(before, 'portcullis_fastcgi_idle_closes_total', 'wellknown');
+  assert.ok(closes >= workers, `${closes} idle closes for ${workers} held connections`);
+  // And the pool serves normally again.
+  const { failures } = await load(8, 6);
+  assert.deepEqual(failures, []);
+});
