@@ -125,7 +125,8 @@ test('nginx keeps its FastCGI connections alive: a pool accepts far fewer connec
     counterOf(after, 'portcullis_fastcgi_connections_total', 'wellknown') -
     counterOf(before, 'portcullis_fastcgi_connections_total', 'wellknown');
   assert.ok(requests >= 60, `wellknown served ${requests} requests`);
-  assert.ok(connections >= 1, 'the wellknown pool counts its connections');
+  // Counted at all (0 new ones is possible: nginx may reuse connections it already kept).
+  assert.ok(counterOf(after, 'portcullis_fastcgi_connections_total', 'wellknown') >= 1, 'the wellknown pool counts its connections');
   assert.ok(connections * 4 <= requests, `${connections} connections for ${requests} requests: not kept alive`);
 });
 
