@@ -13,7 +13,7 @@ import { startProtectedNginx, mintAccessToken, validateLocation } from '../../te
 
 const port = Number(process.env.BENCH_PORT ?? 18990);
 const cached = process.env.BENCH_NGINX_CACHE === '1';
-const keepalive = Number(process.env.BENCH_FASTCGI_KEEPALIVE ?? 1);
+const keepalive = Number(process.env.BENCH_FASTCGI_KEEPALIVE ?? 32);
 const admin = { authorization: `Bearer ${await managementToken()}` };
 const r = await http('/api/v1/resources', {
   method: 'POST', headers: admin,
@@ -32,7 +32,7 @@ const nginx = await startProtectedNginx({
     cached ? '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:10m max_size=64m inactive=60s use_temp_path=off;' : '',
     keepalive > 0 ? '    fastcgi_keep_conn on;' : '',
   ].join('\n'),
-  upstreamBody: keepalive > 0 ? `keepalive ${keepalive}; keepalive_timeout 1s; keepalive_requests 100;` : '',
+  upstreamBody: keepalive > 0 ? `keepalive ${keepalive}; keepalive_timeout 1s; keepalive_requests 1000; keepalive_time 5s;` : '',
   serverBody: `${validateLocation('read', 'bench:read', cached ? 'mcp-validate-cached.conf' : 'mcp-validate.conf')}
         location = /static/probe.json { alias {prefix}/html/probe.json; default_type application/json; }
         location = /protected/probe.json {

@@ -16,19 +16,14 @@ nginx_cmd() {
 }
 
 # nginx_fastcgi_keepalive: idle kept-alive FastCGI connections per pool and nginx worker
-# process (0 = off). All nginx processes together may keep at most half of a pool's workers on
-# idle connections, so at least half always return to accept() (docs/operations.md, "Kept-alive
-# FastCGI"). PORTCULLIS_NGINX_FASTCGI_KEEPALIVE overrides it (0 = off, for comparisons).
+# process (0 = off). A worker serves all the connections it holds (lib/runtime/fastcgi_loop.h),
+# so an idle kept connection never starves a pool and the number is not bound to the pool's
+# workers (docs/operations.md, "Kept-alive FastCGI"). PORTCULLIS_NGINX_FASTCGI_KEEPALIVE
+# overrides the default of 32 (0 = a connection per request, for comparisons).
 nginx_fastcgi_keepalive() {
-  local procs=${PORTCULLIS_NGINX_WORKERS:-auto}
-  [[ $procs == auto ]] && procs=$(nproc)
-  if [[ -n ${PORTCULLIS_NGINX_FASTCGI_KEEPALIVE:-} ]]; then
-    [[ $PORTCULLIS_NGINX_FASTCGI_KEEPALIVE =~ ^[0-9]+$ ]] ||
-      die "PORTCULLIS_NGINX_FASTCGI_KEEPALIVE must be a number, got '$PORTCULLIS_NGINX_FASTCGI_KEEPALIVE'"
-    printf '%s\n' "$PORTCULLIS_NGINX_FASTCGI_KEEPALIVE"
-    return
-  fi
-  printf '%s\n' $((WORKERS / (2 * procs)))
+  local n=${PORTCULLIS_NGINX_FASTCGI_KEEPALIVE:-32}
+  [[ $n =~ ^[0-9]+$ ]] || die "PORTCULLIS_NGINX_FASTCGI_KEEPALIVE must be a number, got '$n'"
+  printf '%s\n' "$n"
 }
 
 nginx_render() {
@@ -36,7 +31,7 @@ nginx_render() {
   keepalive=$(nginx_fastcgi_keepalive)
   if ((keepalive > 0)); then
     keep_conn=on
-    keepalive_block="keepalive $keepalive; keepalive_timeout 1s; keepalive_requests 100;"
+    keepalive_block="keepalive $keepalive; keepalive_timeout 1s; keepalive_requests 1000; keepalive_time 5s;"
   fi
   mkdir -p "$NGINX_PREFIX"/{conf/portcullis,html} "$RUN_DIR" "$LOG_DIR" \
     "$NGINX_PREFIX"/tmp/{client_body,fastcgi,proxy,scgi,uwsgi}

@@ -1,12 +1,12 @@
 // Kept-alive FastCGI between nginx and the workers (docs/operations.md, "Kept-alive FastCGI"):
-// nginx reuses its connections to a pool, and the pool never starves. A pre-forked worker serves
-// one connection at a time and accepts nothing while it waits on a kept connection, so the
-// stack keeps at most half of a pool's workers on idle connections (nginx `keepalive`), nginx
-// closes them first (keepalive_timeout, keepalive_requests) and a worker drops a connection left
-// idle past PORTCULLIS_FASTCGI_KEEPALIVE_IDLE_MS. Tested: every request at 8, 32 and 128
-// concurrent client connections answers, a fresh request after the load answers, and a peer
-// that holds every worker of a pool on idle kept connections delays the pool but cannot starve
-// it. Bounds here are failure timeouts, never speed assertions.
+// nginx reuses its connections to a pool, and the pool never starves. A worker serves one request
+// at a time but polls every connection it holds, so an idle kept connection blocks nothing and
+// nginx keeps many (upstream `keepalive 32`); nginx closes them first (keepalive_timeout) and a
+// worker drops a connection left idle past PORTCULLIS_FASTCGI_KEEPALIVE_IDLE_MS. Tested: every
+// request at 8, 32 and 128 concurrent client connections answers, a fresh request after the load
+// answers, and a peer that holds many idle kept connections on every worker of a pool does not
+// keep a request through nginx from being answered: no worker has to drop one of them first.
+// Bounds here are failure timeouts, never speed assertions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -210,29 +210,33 @@ function keptConnection(socketPath) {
 const within = (promise, ms, what) =>
   Promise.race([promise, sleep(ms).then(() => { throw new Error(`${what}: not within ${ms} ms`); })]);
 
-test('a peer holding every worker of a pool on idle kept connections delays the pool but never starves it', async () => {
+test('a peer holding many idle kept connections on every worker of a pool starves nothing', async () => {
   const workers = childPids(masterPid('wellknown')).length;
   assert.ok(workers >= 1, 'the wellknown pool has workers');
   const before = await scrape();
   const healthz = { REQUEST_METHOD: 'GET', DOCUMENT_URI: '/healthz', REQUEST_URI: '/healthz', SERVER_NAME: 'localhost' };
-  const held = Array.from({ length: workers }, () => keptConnection(workerSocket('wellknown')));
+  // Four times as many connections as workers, each answered once and then left idle: with
+  // one-connection-at-a-time workers every worker would sit on one of them.
+  const held = Array.from({ length: 4 * workers }, () => keptConnection(workerSocket('wellknown')));
   try {
-    // Every worker answers one request and then waits on its kept connection for the next.
-    const order = [];
-    const first = await within(
-      Promise.all(held.map((c) => c.send(healthz).then((r) => (order.push(c), r)))),
-      20000,
-      'the first requests',
-    );
+    const first = await within(Promise.all(held.map((c) => c.send(healthz))), 20000, 'the first requests');
     for (const r of first) assert.equal(r.status, 200);
-    // The connection is really kept: a second request on it answers too (on the one answered
-    // last, the furthest from its idle timeout).
-    const second = await within(order.at(-1).send(healthz), 10000, 'a second request on a kept connection');
-    assert.equal(second.status, 200);
-    // Every worker of the pool is now held by this peer, which sends nothing more. A request
-    // through nginx still answers: the workers drop the idle connections and return to accept().
-    const r = await freshRequest(30000);
-    assert.equal(r.status, 200, r.text);
+    // A request through nginx is answered while every held connection stays open: no worker
+    // waited for one of them to go idle and be dropped (that takes 3 s; the checks below run
+    // well within it).
+    const fresh = await freshRequest(30000);
+    assert.equal(fresh.status, 200, fresh.text);
+    const middle = await scrape();
+    assert.equal(
+      counterOf(middle, 'portcullis_fastcgi_idle_closes_total', 'wellknown') -
+        counterOf(before, 'portcullis_fastcgi_idle_closes_total', 'wellknown'),
+      0,
+      'a worker dropped an idle kept connection to serve the others',
+    );
+    // Every held connection is still kept: each answers a second request.
+    const second = await within(Promise.all(held.map((c) => c.send(healthz))), 10000, 'second requests on the kept connections');
+    for (const r of second) assert.equal(r.status, 200);
+    // Left idle, they are closed by the workers after their idle timeout (3 s).
     await within(Promise.all(held.map((c) => c.closed)), 20000, 'the workers closing the idle connections');
   } finally {
     for (const c of held) c.destroy();
@@ -241,7 +245,7 @@ test('a peer holding every worker of a pool on idle kept connections delays the 
   const closes =
     counterOf(after, 'portcullis_fastcgi_idle_closes_total', 'wellknown') -
     counterOf(before, 'portcullis_fastcgi_idle_closes_total', 'wellknown');
-  assert.ok(closes >= workers, `${closes} idle closes for ${workers} held connections`);
+  assert.ok(closes >= held.length, `${closes} idle closes for ${held.length} held connections`);
   // And the pool serves normally again.
   const { failures } = await load(8, 6);
   assert.deepEqual(failures, []);
