@@ -102,6 +102,7 @@ struct Connection {
   UniqueFd fd;
   fastcgi::Reader reader;
   Clock::time_point deadline;
+  bool fresh = true;       // accepted, and its first request not complete yet
   bool kept_idle = false;  // served a request, kept, and no byte of the next one yet
   bool done = false;       // to be closed at the end of this round
 };
@@ -148,6 +149,7 @@ class Loop {
       }
 
       fastcgi::Request request = c.reader.take_request();
+      c.fresh = false;
       Reply reply(c.fd.get(), request.id, options_.io_timeout);
       request_started();  // the master's watchdog counts from here (runtime/watchdog.h)
       try {
@@ -238,7 +240,12 @@ int serve_fastcgi(int listen_fd, const Handler& handle, const ServeOptions& opti
   for (;;) {
     if (!stopping && stop_requested()) stopping = true;
     if (stopping && conns.empty()) break;
-    const bool accepting = !stopping && conns.size() < options.max_connections;
+    // A worker that holds a connection whose first request has not arrived yet accepts no
+    // other: the request is on its way (nginx writes it right after connecting), and a sibling
+    // that is free should take the next connection rather than this worker queue two.
+    const bool accepting =
+        !stopping && conns.size() < options.max_connections &&
+        std::none_of(conns.begin(), conns.end(), [](const Connection& c) { return c.fresh; });
     pfds.clear();
     if (accepting) pfds.push_back({listen_fd, POLLIN, 0});
     const std::size_t first = pfds.size();

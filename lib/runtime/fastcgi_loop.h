@@ -13,10 +13,10 @@
 namespace portcullis::runtime {
 
 struct ServeOptions {
-  // Upper bound on how long a peer may take over one request: from its first byte until the
-  // request is complete, and for each step of progress while the response is written. A stalled
-  // peer never holds the worker (requests are read without blocking); it holds one connection
-  // slot for at most this long.
+  // Upper bound on how long a peer may take over one request: from its connection or its first
+  // byte until the request is complete, and for each step of progress while the response is
+  // written. Requests are read without blocking: a peer stalled on a kept connection holds one
+  // connection slot for at most this long, not the worker.
   std::chrono::milliseconds io_timeout{30000};
   // Called when nothing is ready, before the loop blocks (and not between requests that queue
   // back to back): for work a busy worker defers, such as writing a batch of events. Runs with
@@ -76,7 +76,10 @@ using Handler = std::function<void(fastcgi::Request&, Reply&)>;
 // nothing (cpp-stack §7.6 in the project's research notes). Bounds: max_connections per worker,
 // io_timeout per request, keepalive_idle per idle kept connection (longer than nginx's
 // keepalive_timeout, so that nginx closes first and never sends a request on a connection the
-// worker is closing). An exception escaping `handle` is logged and ends that request only.
+// worker is closing). A worker accepts no new connection while one it accepted has not yet
+// delivered its first request (nginx writes it right after connecting; a stalled peer: at most
+// io_timeout), so that a free sibling takes the next one instead of this worker queueing two.
+// An exception escaping `handle` is logged and ends that request only.
 // Anything a peer sends (garbage, truncated records, early close, stalls) ends that connection
 // only.
 //

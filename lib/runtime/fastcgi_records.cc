@@ -6,28 +6,7 @@
 namespace portcullis::runtime::fastcgi {
 namespace {
 
-constexpr std::uint8_t kVersion1 = 1;
-
-enum RecordType : std::uint8_t {
-  kBeginRequest = 1,
-  kAbortRequest = 2,
-  kEndRequest = 3,
-  kParams = 4,
-  kStdin = 5,
-  kStdout = 6,
-  kGetValues = 9,
-  kGetValuesResult = 10,
-  kUnknownType = 11,
-};
-
-constexpr std::uint16_t kResponder = 1;
-constexpr std::uint8_t kKeepConnFlag = 1;
-
-enum ProtocolStatus : std::uint8_t {
-  kRequestComplete = 0,
-  kCantMpxConn = 1,
-  kUnknownRole = 3,
-};
+using namespace wire;
 
 std::uint8_t byte_at(std::string_view s, std::size_t i) {
   return static_cast<std::uint8_t>(s[i]);
@@ -175,7 +154,7 @@ Reader::Next Reader::next() {
         }
         const auto role =
             static_cast<std::uint16_t>((byte_at(content, 0) << 8) | byte_at(content, 1));
-        const bool keep = (byte_at(content, 2) & kKeepConnFlag) != 0;
+        const bool keep = (byte_at(content, 2) & kKeepConn) != 0;
         if (role != kResponder) {
           append_end_request(output_, id, kUnknownRole);
           if (!keep) return close("unknown FastCGI role");

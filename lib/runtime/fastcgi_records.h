@@ -22,6 +22,32 @@ namespace portcullis::runtime::fastcgi {
 inline constexpr std::size_t kHeaderBytes = 8;
 inline constexpr std::size_t kMaxContentBytes = 65535;
 
+// The protocol's numbers (FastCGI 1.0 §8), also for tests that play the web server's part.
+namespace wire {
+inline constexpr std::uint8_t kVersion1 = 1;
+enum RecordType : std::uint8_t {
+  kBeginRequest = 1,
+  kAbortRequest = 2,
+  kEndRequest = 3,
+  kParams = 4,
+  kStdin = 5,
+  kStdout = 6,
+  kStderr = 7,
+  kData = 8,
+  kGetValues = 9,
+  kGetValuesResult = 10,
+  kUnknownType = 11,
+};
+enum Role : std::uint16_t { kResponder = 1, kAuthorizer = 2, kFilter = 3 };
+inline constexpr std::uint8_t kKeepConn = 1;  // FCGI_BEGIN_REQUEST flags
+enum ProtocolStatus : std::uint8_t {
+  kRequestComplete = 0,
+  kCantMpxConn = 1,
+  kOverloaded = 2,
+  kUnknownRole = 3,
+};
+}  // namespace wire
+
 struct Limits {
   // The FCGI_PARAMS stream of one request (names and values with their lengths); beyond it the
   // connection is ended. nginx's own header limits keep real requests far below.

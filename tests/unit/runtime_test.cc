@@ -1025,7 +1025,7 @@ BOOST_AUTO_TEST_CASE(one_worker_serves_many_idle_kept_connections_and_new_ones_b
   BOOST_TEST(pool.wait_exit(3s) == 0);
 }
 
-BOOST_AUTO_TEST_CASE(a_stalled_request_does_not_hold_the_worker) {
+BOOST_AUTO_TEST_CASE(a_request_stalled_on_a_kept_connection_does_not_hold_the_worker) {
   TempDir tmp;
   const std::string path = tmp.path("stall.sock");
   static int generation = 0;
@@ -1036,25 +1036,34 @@ BOOST_AUTO_TEST_CASE(a_stalled_request_does_not_hold_the_worker) {
   std::string err;
   auto stalled = portcullis::test::UnixConnection::connect(path, &err);
   BOOST_REQUIRE(stalled.has_value());
-  const std::string bytes =
-      fcgi::request_bytes({{"QUERY_STRING", ""}, {"CONTENT_LENGTH", "3"}}, "abc");
+  auto answer = [&]() {
+    std::string buf;
+    FcgiResponse r;
+    while (!portcullis::test::consume_records(&buf, &r)) {
+      if (stalled->read_some(&buf, Clock::now() + 3s, &err) <= 0) break;
+    }
+    return r;
+  };
+  const std::map<std::string, std::string> params{{"QUERY_STRING", ""}, {"CONTENT_LENGTH", "3"}};
+  BOOST_REQUIRE(stalled->send_all(fcgi::request_bytes(params, "abc", fcgi::kKeepConn, 1),
+                                  Clock::now() + 1s, &err));
+  BOOST_REQUIRE(answer().status() == 200);
+  // Half of the next request on the kept connection, and a pause.
+  const std::string bytes = fcgi::request_bytes(params, "abc", fcgi::kKeepConn, 2);
   const std::size_t half = bytes.size() - 12;
   BOOST_REQUIRE(stalled->send_all(bytes.substr(0, half), Clock::now() + 1s, &err));
-  // Half a request sits on the only worker's connection: other requests are answered.
+  // The only worker holds it: other requests are answered meanwhile.
   for (int i = 0; i < 3; ++i) {
     FcgiResponse r = get(path, "", 3s);
     BOOST_TEST(r.status() == 200, "blocked behind a stalled request: " << r.error);
   }
   // The rest arrives: the stalled request is answered too.
   BOOST_REQUIRE(stalled->send_all(bytes.substr(half), Clock::now() + 1s, &err));
-  std::string buf;
-  FcgiResponse r;
-  while (!portcullis::test::consume_records(&buf, &r)) {
-    if (stalled->read_some(&buf, Clock::now() + 3s, &err) <= 0) break;
-  }
+  FcgiResponse r = answer();
   BOOST_TEST(r.ok, err);
   BOOST_TEST(r.body().find("body=3") != std::string::npos, r.body());
   ::kill(pool.pid(), SIGTERM);
+  stalled->close();
   BOOST_TEST(pool.wait_exit(3s) == 0);
 }
 
