@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <map>
+#include <ostream>
 #include <string>
 
 #include "fcgi_client.h"
@@ -13,6 +14,13 @@
 namespace fcgi = portcullis::test::fcgi;
 namespace rec = portcullis::runtime::fastcgi;
 using Next = rec::Reader::Next;
+
+namespace portcullis::runtime::fastcgi {
+// For Boost.Test's messages.
+std::ostream& operator<<(std::ostream& out, Reader::Next next) {
+  return out << static_cast<int>(next);
+}
+}  // namespace portcullis::runtime::fastcgi
 
 namespace {
 
