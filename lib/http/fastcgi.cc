@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
-#include <utility>
 
 namespace portcullis::http {
 namespace {
@@ -18,14 +17,14 @@ std::string header_name_from_param(std::string_view param) {
   return name;
 }
 
-std::string param(const runtime::fastcgi::Request& fcgi, std::string_view name) {
-  const std::string* v = fcgi.param(name);
-  return v ? *v : std::string();
+std::string param(FCGX_Request& fcgi, const char* name) {
+  const char* v = FCGX_GetParam(name, fcgi.envp);
+  return v ? std::string(v) : std::string();
 }
 
 }  // namespace
 
-BodyRead read_request(runtime::fastcgi::Request& fcgi, Request& out) {
+BodyRead read_request(FCGX_Request& fcgi, Request& out) {
   out.method = param(fcgi, "REQUEST_METHOD");
   out.path = param(fcgi, "DOCUMENT_URI");
   if (out.path.empty()) {
@@ -36,9 +35,12 @@ BodyRead read_request(runtime::fastcgi::Request& fcgi, Request& out) {
   out.query_string = param(fcgi, "QUERY_STRING");
   out.remote_addr = param(fcgi, "REMOTE_ADDR");
   out.request_id = param(fcgi, "REQUEST_ID");
-  for (const auto& [name_text, value_text] : fcgi.params) {
-    std::string_view name = name_text;
-    std::string_view value = value_text;
+  for (char** e = fcgi.envp; e && *e; ++e) {
+    std::string_view kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view name = kv.substr(0, eq);
+    std::string_view value = kv.substr(eq + 1);
     if (name.rfind("HTTP_", 0) == 0) {
       out.headers[header_name_from_param(name.substr(5))] = std::string(value);
     } else if (name.rfind("PORTCULLIS_", 0) == 0) {
@@ -64,12 +66,18 @@ BodyRead read_request(runtime::fastcgi::Request& fcgi, Request& out) {
   if (ec != std::errc() || ptr != length_text.data() + length_text.size()) {
     return BodyRead::kBadLength;
   }
-  if (length > kMaxBodyBytes) return BodyRead::kTooLarge;
-  // The body is what FCGI_STDIN carried, up to CONTENT_LENGTH (the runtime keeps at most its
-  // limit, never below kMaxBodyBytes: server/worker_main.cc).
-  out.body = std::move(fcgi.body);
-  if (out.body.size() < length) return BodyRead::kTruncated;
+  if (length > kMaxBodyBytes) return BodyRead::kTooLarge;  // unread bytes are drained by libfcgi
   out.body.resize(length);
+  size_t got = 0;
+  while (got < length) {
+    int n = FCGX_GetStr(out.body.data() + got, static_cast<int>(length - got), fcgi.in);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got != length) {
+    out.body.resize(got);
+    return BodyRead::kTruncated;
+  }
   return BodyRead::kOk;
 }
 
@@ -94,6 +102,11 @@ std::string serialize_response(const Response& response) {
   out += "\r\n\r\n";
   out += response.body;
   return out;
+}
+
+void write_response(FCGX_Request& fcgi, const Response& response) {
+  std::string wire = serialize_response(response);
+  FCGX_PutStr(wire.data(), static_cast<int>(wire.size()), fcgi.out);
 }
 
 }  // namespace portcullis::http

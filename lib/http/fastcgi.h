@@ -1,10 +1,11 @@
-// FastCGI params and body → Request, and Response → the CGI output a worker sends back
-// (lib/runtime/fastcgi_loop.h). Everything above it sees plain Request/Response values.
+// The only code that touches libfcgi's request streams: FastCGI params → Request, and
+// Response → FastCGI stdout. Everything above it sees plain Request/Response values.
 #pragma once
+
+#include <fcgiapp.h>
 
 #include "http/request.h"
 #include "http/response.h"
-#include "runtime/fastcgi_records.h"
 
 namespace portcullis::http {
 
@@ -17,12 +18,13 @@ enum class BodyRead {
   kTooManyCookies,     // the Cookie header has more than kMaxCookies: answer 400
 };
 
-// Fills `out` from the params and takes the body (up to kMaxBodyBytes; `fcgi.body` is moved
-// from). The request line and headers are always filled, so the caller can pick the error family
-// even when the body fails.
-BodyRead read_request(runtime::fastcgi::Request& fcgi, Request& out);
+// Fills `out` from the params and reads the body (up to kMaxBodyBytes). The request line and
+// headers are always filled, so the caller can pick the error family even when the body fails.
+BodyRead read_request(FCGX_Request& fcgi, Request& out);
 
-// Serialises a response as a worker sends it (CGI header block + body): runtime::Reply::send.
+void write_response(FCGX_Request& fcgi, const Response& response);
+
+// Serialises a response the way write_response sends it (CGI header block + body).
 std::string serialize_response(const Response& response);
 
 }  // namespace portcullis::http

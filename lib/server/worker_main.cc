@@ -9,7 +9,6 @@
 #include "core/telemetry.h"
 #include "core/time.h"
 #include "crypto/aead.h"
-#include "http/fastcgi.h"
 #include "keys/key_ring.h"
 #include "log/log.h"
 #include "runtime/fastcgi_loop.h"
@@ -82,18 +81,16 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
   runtime::ServeOptions options;
   options.on_idle = [&]() { app.on_idle(); };
   options.idle_wake = app.idle_wake();
-  options.keepalive_idle = std::chrono::milliseconds(config.fastcgi_keepalive_idle_ms);
-  options.max_connections = static_cast<std::size_t>(config.fastcgi_max_connections);
-  options.limits.max_body_bytes = http::kMaxBodyBytes;
   int code = runtime::serve_fastcgi(
       listen_fd,
-      [&](runtime::fastcgi::Request& fcgi, runtime::Reply& reply) {
+      [&](FCGX_Request& fcgi) {
         http::Request request;
         http::BodyRead body = http::read_request(fcgi, request);
         http::Response response =
             body == http::BodyRead::kOk ? app.handle(request) : app.reject_body(request, body);
+        http::write_response(fcgi, response);
         // Hand the response to nginx before the event phase touches the database.
-        reply.send(http::serialize_response(response));
+        FCGX_Finish_r(&fcgi);
         // The request is over for the watchdog: batched events and periodic tasks are not its.
         runtime::request_finished();
         app.after_response();

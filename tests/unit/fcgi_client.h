@@ -26,15 +26,30 @@
 #include <string_view>
 #include <utility>
 
-#include "runtime/fastcgi_records.h"
-
 namespace portcullis::test {
 
 namespace fcgi {
 
-using namespace portcullis::runtime::fastcgi::wire;  // record types, roles, flags
+constexpr std::uint8_t kVersion1 = 1;
 constexpr std::size_t kHeaderLen = 8;
 constexpr std::size_t kMaxContent = 65535;
+
+enum RecordType : std::uint8_t {
+  kBeginRequest = 1,
+  kAbortRequest = 2,
+  kEndRequest = 3,
+  kParams = 4,
+  kStdin = 5,
+  kStdout = 6,
+  kStderr = 7,
+  kData = 8,
+  kGetValues = 9,
+  kGetValuesResult = 10,
+  kUnknownType = 11,
+};
+
+enum Role : std::uint16_t { kResponder = 1, kAuthorizer = 2, kFilter = 3 };
+constexpr std::uint8_t kKeepConn = 1;  // FCGI_BEGIN_REQUEST flags
 
 // One record header. `version` is a parameter so tests can send a wrong one.
 inline std::string header(std::uint8_t type, std::uint16_t request_id, std::uint16_t content_len,
