@@ -229,22 +229,29 @@ Status Db::ensure_connected() {
   return Status::unavailable("the database is unavailable").with_retry_after(1);
 }
 
-Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint64_t* affected) {
+Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint64_t* affected,
+               bool keep) {
   last_conflict_ = false;
   PORTCULLIS_RETURN_IF_ERROR(ensure_connected());
   try {
     std::string key(sql_text);
-    auto it = impl_->statements.find(key);
-    if (it == impl_->statements.end()) {
+    std::unique_ptr<sql::PreparedStatement> once;  // closed when run() returns
+    sql::PreparedStatement* prepared = nullptr;
+    if (!keep) {
+      once.reset(impl_->connection->prepareStatement(sql::SQLString(key)));
+      prepared = once.get();
+    } else if (auto it = impl_->statements.find(key); it != impl_->statements.end()) {
+      prepared = it->second.get();
+    } else {
       // Queries built from request input (SCIM filters: the shape varies, never the values)
       // could otherwise grow the cache, and the server's prepared statement count, without
       // bound.
       if (impl_->statements.size() >= kMaxCachedStatements) impl_->statements.clear();
       std::unique_ptr<sql::PreparedStatement> stmt(
           impl_->connection->prepareStatement(sql::SQLString(key)));
-      it = impl_->statements.emplace(key, std::move(stmt)).first;
+      prepared = impl_->statements.emplace(key, std::move(stmt)).first->second.get();
     }
-    sql::PreparedStatement& stmt = *it->second;
+    sql::PreparedStatement& stmt = *prepared;
     stmt.clearParameters();
     unsigned int index = 1;
     for (const Value& v : params) {
@@ -307,9 +314,17 @@ Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint
 }
 
 Result<Rows> Db::query(std::string_view sql_text, const Params& params) {
+  return read(sql_text, params, true);
+}
+
+Result<Rows> Db::query_once(std::string_view sql_text, const Params& params) {
+  return read(sql_text, params, false);
+}
+
+Result<Rows> Db::read(std::string_view sql_text, const Params& params, bool keep) {
   for (int attempt = 0;; ++attempt) {
     Rows rows;
-    Status st = run(sql_text, params, &rows, nullptr);
+    Status st = run(sql_text, params, &rows, nullptr, keep);
     if (st.is_ok()) return rows;
     // A read outside a transaction is safe to run again once on a fresh connection.
     if (attempt == 0 && !in_transaction_ && st.code() == Code::kUnavailable) continue;

@@ -86,6 +86,13 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   Result<Rows> query(std::string_view sql, const Params& params = {});
+  // query(), on a statement prepared for this one execution and closed after it instead of one
+  // kept prepared: one round trip more (the preparation). For a statement whose plan MariaDB
+  // gets wrong when it executes a kept statement again: 10.11 then no longer sees that an index
+  // holds every column the statement reads, so a keyset page (paging/keyset.cc) read through
+  // `(type, occurred_at)` walks the type's index entries from the newest instead of reading
+  // the page's range (bench/README.md, "The typed deep page").
+  Result<Rows> query_once(std::string_view sql, const Params& params = {});
   // Rows changed: an UPDATE that matches a row but leaves it as it was counts 0, and an
   // INSERT … ON DUPLICATE KEY UPDATE counts 1 for an insert, 2 for a change, 0 for neither.
   Result<uint64_t> execute(std::string_view sql, const Params& params = {});
@@ -104,7 +111,9 @@ class Db {
  private:
   struct Impl;
   Status ensure_connected();
-  Status run(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected);
+  Status run(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected,
+             bool keep = true);
+  Result<Rows> read(std::string_view sql, const Params& params, bool keep);
   // Transaction control statements (static text). Throws sql::SQLException like the driver.
   void control(const char* statement);
   Status nested_transaction(const std::function<Status()>& fn);
