@@ -468,7 +468,7 @@ Status Db::execute_script(std::string_view script) {
 }
 
 std::string in_list(Params& params, size_t n) {
-  size_t shape = std::bit_ceil(n);
+  const size_t shape = n > 0 ? std::bit_ceil(n) : 0;
   if (n > 0) params.resize(params.size() + (shape - n), Value(params.back()));
   std::string out;
   for (size_t i = 0; i < shape; ++i) out += i ? ", ?" : "?";
