@@ -1,7 +1,7 @@
 // SCIM at a million users (issue 11, bench/README.md "SCIM"): over HTTP against the stack that
 // bench/scim/seed filled, one request at a time (keep-alive), client-side wall time:
 //   1. filters Okta and Entra look users up with: userName eq, emails.value eq, externalId eq
-//      (random seeded users; p50/p99 of BENCH_SCIM_SAMPLES each, default 200);
+//      (random seeded users; p50/p99 of BENCH_SCIM_SAMPLES each, default 1000);
 //   2. the first page (startIndex=1&count=100), p50 of 20;
 //   3. Okta's import: every page of the directory in order, startIndex=1, 101, 201, … to the end
 //      (BENCH_SCIM_PAGES limits the walk), checking that the pages are disjoint and complete;
@@ -21,7 +21,7 @@ const base = `${cfg.BENCH_SCIM_BASE}/scim/v2`;
 const n = Number(cfg.BENCH_SCIM_USERS);
 const members = Number(cfg.BENCH_SCIM_GROUP_MEMBERS);
 const suffix = cfg.BENCH_SCIM_SUFFIX;
-const samples = Number(process.env.BENCH_SCIM_SAMPLES ?? 200);
+const samples = Number(process.env.BENCH_SCIM_SAMPLES ?? 1000);
 const maxPages = Number(process.env.BENCH_SCIM_PAGES ?? Infinity);
 const jumps = Number(process.env.BENCH_SCIM_JUMPS ?? 5);
 const patches = Number(process.env.BENCH_SCIM_PATCHES ?? 5);

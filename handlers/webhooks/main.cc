@@ -1,12 +1,15 @@
 // portcullis-webhooks: the webhook delivery process (lib/webhooks/delivery.h, docs/events.md),
 // and the background process of work no request may do itself: each round also runs a slice of
-// a queued SCIM group → role re-evaluation (scim::run_role_job, docs/scim.md §6).
+// a queued SCIM group → role re-evaluation (scim::run_role_job, docs/scim.md §6) and, at most
+// once a second while there is none to do, a hop of a growing directory's list checkpoints
+// (scim::run_checkpoint_job, docs/scim.md §7).
 // Runs rounds of claim → post → record until SIGTERM/SIGINT, sleeping PORTCULLIS_WEBHOOK_POLL_MS
 // when there is nothing due. Any number may run, on any number of nodes: they share the work
 // through SELECT … FOR UPDATE SKIP LOCKED. A stop finishes the round in progress; a crash leaves
 // its claimed deliveries due again after PORTCULLIS_WEBHOOK_LEASE_SECONDS.
 //
 //   portcullis-webhooks [--config FILE]
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -74,12 +77,21 @@ int main(int argc, char** argv) {
   events::Recorder recorder;
   log::info("webhook delivery started", {{"batch", config.webhooks.batch}});
   int64_t backoff_ms = config.webhooks.poll_ms;
+  auto next_checkpoint_job = std::chrono::steady_clock::now();
   while (!g_stop) {
     auto round = deliverer.run_once(recorder);
     auto roles = scim::run_role_job(db);
     if (!roles)
       log::warn("SCIM role re-evaluation slice failed", {{"error", roles.status().to_string()}});
-    const bool roles_pending = roles && *roles;
+    bool scim_pending = roles && *roles;
+    if (std::chrono::steady_clock::now() >= next_checkpoint_job) {
+      auto hop = scim::run_checkpoint_job(db, config.scim_checkpoint_every);
+      if (!hop) log::warn("SCIM checkpoint hop failed", {{"error", hop.status().to_string()}});
+      const bool more = hop && *hop;
+      scim_pending = scim_pending || more;
+      next_checkpoint_job =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(more ? 0 : 1000);
+    }
     if (!recorder.empty()) {
       if (Status st = recorder.flush(db); !st.is_ok()) {
         log::warn("events not yet written", {{"error", st.to_string()}});
@@ -93,7 +105,7 @@ int main(int argc, char** argv) {
       continue;
     }
     backoff_ms = config.webhooks.poll_ms;
-    if (*round == 0 && !roles_pending) nap(config.webhooks.poll_ms);
+    if (*round == 0 && !scim_pending) nap(config.webhooks.poll_ms);
   }
   if (!recorder.empty()) (void)recorder.flush(db);
   log::info("webhook delivery stopped");

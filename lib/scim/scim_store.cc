@@ -69,6 +69,15 @@ ScimUser user_from_row(const store::Row& r) {
   return u;
 }
 
+// The user's groups as one column, `[[id, displayName], …]` in the groups' order, so a read
+// of users costs no second round trip. NULL without groups; a user in so many groups that the
+// aggregate passes group_concat_max_len gets a truncated (unparsable) value, and
+// users_from_rows reads that user's groups with load_groups instead.
+const char* kUserGroupsColumn =
+    "(SELECT JSON_ARRAYAGG(JSON_ARRAY(g.id, g.display_name) ORDER BY g.create_time, g.id) FROM "
+    "scim_group_members m JOIN scim_groups g ON g.organization_id = m.organization_id AND g.id = "
+    "m.group_id WHERE m.organization_id = u.organization_id AND m.user_id = u.user_id)";
+
 const char* kGroupColumns =
     "g.id, g.organization_id, g.directory_id, g.display_name, g.external_id, g.version, "
     "g.create_time, g.update_time";
@@ -419,6 +428,37 @@ Status reapply_group_roles(store::Db& db, const std::string& organization_id,
       .status();
 }
 
+Result<bool> run_checkpoint_job(store::Db& db, int64_t checkpoint_every) {
+  const int64_t every = std::max<int64_t>(2, checkpoint_every);
+  // The scopes "scim_users:<organization>": after the prefix, before the prefix with its last
+  // character's successor.
+  const std::string prefix = users_scope("");
+  std::string after_prefix = prefix;
+  after_prefix.back() = static_cast<char>(after_prefix.back() + 1);
+  // Every organization's user count is a sum over its counter shards (lib/paging/counter.h);
+  // its last checkpoint is the top of (organization_id, position).
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows due,
+      db.query("SELECT organization_id, last FROM (SELECT o.organization_id, o.n, (SELECT "
+               "COALESCE(MAX(c.position), 0) FROM scim_list_checkpoints c WHERE "
+               "c.organization_id = o.organization_id) AS last FROM (SELECT SUBSTRING(scope, ?) "
+               "AS organization_id, SUM(n) AS n FROM listing_counts WHERE scope > ? AND scope < ? "
+               "GROUP BY scope) o) d WHERE n >= last + ? LIMIT 1",
+               {static_cast<int64_t>(prefix.size()) + 1, prefix, after_prefix, 2 * every}));
+  if (due.empty()) return false;
+  ScimStore store(db, due[0].str(0), "", every);
+  const int64_t target = due[0].i64(1) + every;
+  int64_t position = 0;
+  PORTCULLIS_RETURN_IF_ERROR(db.transaction([&]() -> Status {
+    position = 0;
+    std::string from_time, from_id;
+    return store.seek_checkpoint(target, position, from_time, from_id);
+  }));
+  // Short of the target: the count ran ahead of the rows (it should not); report no work, so
+  // the caller waits instead of asking again at once.
+  return position >= target;
+}
+
 Result<bool> run_role_job(store::Db& db) {
   bool worked = false;
   Status st = db.transaction([&]() -> Status {
@@ -536,13 +576,39 @@ Result<ScimUser> ScimStore::get_user(const std::string& id) {
   if (!is_valid_id(id, "usr_")) return Status::not_found("no user " + id);
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
-      db_.query(std::string("SELECT ") + kUserColumns +
+      db_.query(std::string("SELECT ") + kUserColumns + ", " + kUserGroupsColumn +
                     " FROM scim_users u WHERE u.organization_id = ? AND u.user_id = ?",
                 {organization_id_, id}));
   if (rows.empty()) return Status::not_found("no user " + id);
-  std::vector<ScimUser> users{user_from_row(rows[0])};
-  PORTCULLIS_RETURN_IF_ERROR(load_groups(users));
+  PORTCULLIS_ASSIGN_OR_RETURN(std::vector<ScimUser> users, users_from_rows(rows));
   return std::move(users[0]);
+}
+
+Result<std::vector<ScimUser>> ScimStore::users_from_rows(const store::Rows& rows) {
+  std::vector<ScimUser> users;
+  std::vector<ScimUser> truncated;
+  std::vector<size_t> truncated_at;
+  for (const auto& r : rows) {
+    users.push_back(user_from_row(r));
+    const std::optional<std::string> groups = r.opt(8);
+    if (!groups) continue;
+    const auto parsed = json::parse(*groups);
+    if (!parsed || !parsed->isArray()) {
+      truncated_at.push_back(users.size() - 1);
+      truncated.push_back(users.back());
+      continue;
+    }
+    for (const auto& g : *parsed) {
+      if (g.isArray() && g.size() == 2 && g[0].isString() && g[1].isString()) {
+        users.back().groups.emplace_back(g[0].asString(), g[1].asString());
+      }
+    }
+  }
+  if (!truncated.empty()) {
+    PORTCULLIS_RETURN_IF_ERROR(load_groups(truncated));
+    for (size_t i = 0; i < truncated.size(); ++i) users[truncated_at[i]] = std::move(truncated[i]);
+  }
+  return users;
 }
 
 Result<ScimUser> ScimStore::lock_user(const std::string& id) {
@@ -763,8 +829,7 @@ Result<int64_t> ScimStore::write_generation() {
 Result<ListResult<ScimUser>> ScimStore::list_users(const ListQuery& q) {
   ListResult<ScimUser> out;
   PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, list_user_rows(q, out.total));
-  for (const auto& r : rows) out.items.push_back(user_from_row(r));
-  PORTCULLIS_RETURN_IF_ERROR(load_groups(out.items));
+  PORTCULLIS_ASSIGN_OR_RETURN(out.items, users_from_rows(rows));
   return out;
 }
 
@@ -782,6 +847,59 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
   // creation. `s` is the sort value of each row (NULL for the creation order).
   const std::string s = sorted ? q.sort_expression : std::string("NULL");
   const std::string direction = q.descending ? " DESC" : "";
+  // The page's statement: `skip` rows after the row keyed (from_value, from_time, from_id), or
+  // from the list's start when from_id is empty. It skips on the list index alone (covering
+  // when the filter is on indexed columns), then reads the page's rows.
+  auto page = [&](const std::optional<std::string>& from_value, const std::string& from_time,
+                  const std::string& from_id, int64_t skip) {
+    store::Params p = params;
+    std::string inner =
+        "SELECT u.user_id, u.create_time, " + s + " AS s FROM scim_users u WHERE " + where;
+    if (!from_id.empty()) {
+      const std::string after_key = "(u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
+      if (!sorted) {
+        inner += " AND " + after_key;
+      } else if (!from_value) {
+        // After a row without a value: ascending, the other NULLs after it and every value;
+        // descending (NULLs last), only the other NULLs after it.
+        inner += q.descending ? " AND (" + s + " IS NULL AND " + after_key + ")"
+                              : " AND (" + s + " IS NOT NULL OR " + after_key + ")";
+      } else {
+        inner += " AND (" + s + (q.descending ? " < ?" : " > ?") +
+                 (q.descending ? " OR " + s + " IS NULL" : std::string()) + " OR (" + s +
+                 " = ? AND " + after_key + "))";
+        p.push_back(*from_value);
+        p.push_back(*from_value);
+      }
+      p.push_back(from_time);
+      p.push_back(from_time);
+      p.push_back(from_id);
+    }
+    const std::string inner_order = sorted
+                                        ? " ORDER BY s" + direction + ", u.create_time, u.user_id"
+                                        : std::string(" ORDER BY u.create_time, u.user_id");
+    const std::string outer_order = sorted
+                                        ? " ORDER BY k.s" + direction + ", k.create_time, k.user_id"
+                                        : std::string(" ORDER BY k.create_time, k.user_id");
+    p.push_back(count);
+    p.push_back(skip);
+    p.push_back(organization_id_);
+    return db_.query(std::string("SELECT ") + kUserColumns + ", " + kUserGroupsColumn +
+                         ", k.s FROM (" + inner + inner_order +
+                         " LIMIT ? OFFSET ?) k JOIN scim_users u ON " +
+                         "u.organization_id = ? AND u.user_id = k.user_id" + outer_order,
+                     p);
+  };
+  // A lookup — Entra and Okta send `userName eq "…"` before every create — is one statement:
+  // a filtered first page that is not full is the whole list, so its size is the total, and
+  // neither a count, nor the marks, nor a transaction is needed. (A full page goes the long way.)
+  if (q.filter && q.start_index == 1 && count > 0) {
+    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows first, page(std::nullopt, "", "", 0));
+    if (static_cast<int64_t>(first.size()) < count) {
+      total = static_cast<int64_t>(first.size());
+      return first;
+    }
+  }
   store::Rows rows;
   // One transaction: the marks, checkpoints, counters and rows are read in one snapshot.
   Status st = db_.transaction([&]() -> Status {
@@ -842,45 +960,8 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
     if (!q.filter && !sorted && !inexact && q.start_index - 1 - position >= checkpoint_every_) {
       PORTCULLIS_RETURN_IF_ERROR(seek_checkpoint(q.start_index - 1, position, from_time, from_id));
     }
-    // The page: skip on the list index alone (covering when the filter is on indexed columns),
-    // then read the page's rows.
-    store::Params p = params;
-    std::string inner =
-        "SELECT u.user_id, u.create_time, " + s + " AS s FROM scim_users u WHERE " + where;
-    if (!from_id.empty()) {
-      const std::string after_key = "(u.create_time > ? OR (u.create_time = ? AND u.user_id > ?))";
-      if (!sorted) {
-        inner += " AND " + after_key;
-      } else if (!from_value) {
-        // After a row without a value: ascending, the other NULLs after it and every value;
-        // descending (NULLs last), only the other NULLs after it.
-        inner += q.descending ? " AND (" + s + " IS NULL AND " + after_key + ")"
-                              : " AND (" + s + " IS NOT NULL OR " + after_key + ")";
-      } else {
-        inner += " AND (" + s + (q.descending ? " < ?" : " > ?") +
-                 (q.descending ? " OR " + s + " IS NULL" : std::string()) + " OR (" + s +
-                 " = ? AND " + after_key + "))";
-        p.push_back(*from_value);
-        p.push_back(*from_value);
-      }
-      p.push_back(from_time);
-      p.push_back(from_time);
-      p.push_back(from_id);
-    }
-    const std::string inner_order = sorted
-                                        ? " ORDER BY s" + direction + ", u.create_time, u.user_id"
-                                        : std::string(" ORDER BY u.create_time, u.user_id");
-    const std::string outer_order = sorted
-                                        ? " ORDER BY k.s" + direction + ", k.create_time, k.user_id"
-                                        : std::string(" ORDER BY k.create_time, k.user_id");
-    p.push_back(count);
-    p.push_back(q.start_index - 1 - position);
-    p.push_back(organization_id_);
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        rows, db_.query(std::string("SELECT ") + kUserColumns + ", k.s FROM (" + inner +
-                            inner_order + " LIMIT ? OFFSET ?) k JOIN scim_users u ON " +
-                            "u.organization_id = ? AND u.user_id = k.user_id" + outer_order,
-                        p));
+    PORTCULLIS_ASSIGN_OR_RETURN(rows,
+                                page(from_value, from_time, from_id, q.start_index - 1 - position));
     // Where this page ends, for the next one (not after the last page).
     const int64_t end = q.start_index - 1 + static_cast<int64_t>(rows.size());
     if (rows.empty() || (inexact ? static_cast<int64_t>(rows.size()) < count : end >= total)) {
@@ -895,7 +976,7 @@ Result<store::Rows> ScimStore::list_user_rows(const ListQuery& q, int64_t& total
                "VALUES(row_time), row_id = VALUES(row_id), sort_value = VALUES(sort_value), "
                "exact = VALUES(exact), create_time = VALUES(create_time)",
                {organization_id_, key, generation, end, total, last.str(6), last.str(0),
-                store::nullable(last.opt(8)), !inexact, db_now()})
+                store::nullable(last.opt(9)), !inexact, db_now()})
             .status());
     if (q.start_index == 1) {
       // A new walk: forget the marks of this query from earlier generations.
@@ -983,20 +1064,34 @@ Result<store::Rows> ScimStore::list_rows(const ListQuery& q, const std::string& 
     where += " AND (" + q.filter->sql + ")";
     for (const auto& p : q.filter->params) params.push_back(p);
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows count, db_.query("SELECT COUNT(*) FROM " + from + " WHERE " + where, params));
-  total = count.empty() ? 0 : count[0].i64(0);
-  if (q.count <= 0 || q.start_index > total) return store::Rows{};
   // Stable across pages (Okta's import): creation time, then id, after any sortBy.
   std::string order = alias + ".create_time, " + id_column;
   if (!q.sort_expression.empty()) {
     order = q.sort_expression + (q.descending ? " DESC, " : " ASC, ") + order;
   }
-  params.push_back(std::min<int64_t>(q.count, kMaxResults));
-  params.push_back(q.start_index - 1);
-  return db_.query("SELECT " + columns + " FROM " + from + " WHERE " + where + " ORDER BY " +
-                       order + " LIMIT ? OFFSET ?",
-                   params);
+  const int64_t count = std::min<int64_t>(q.count, kMaxResults);
+  auto page = [&]() {
+    store::Params p = params;
+    p.push_back(count);
+    p.push_back(q.start_index - 1);
+    return db_.query("SELECT " + columns + " FROM " + from + " WHERE " + where + " ORDER BY " +
+                         order + " LIMIT ? OFFSET ?",
+                     p);
+  };
+  // A first page that is not full is the whole list: its size is the total, no count needed
+  // (Entra looks groups up by `displayName eq "…"`).
+  if (q.start_index == 1 && count > 0) {
+    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows first, page());
+    if (static_cast<int64_t>(first.size()) < count) {
+      total = static_cast<int64_t>(first.size());
+      return first;
+    }
+  }
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows counted, db_.query("SELECT COUNT(*) FROM " + from + " WHERE " + where, params));
+  total = counted.empty() ? 0 : counted[0].i64(0);
+  if (count <= 0 || q.start_index > total) return store::Rows{};
+  return page();
 }
 
 Status ScimStore::load_groups(std::vector<ScimUser>& users) {

@@ -29,7 +29,8 @@
 //    cursor). Any other page starts from the nearest mark of the
 //    current write count; without one, an unfiltered page in creation order starts from the
 //    nearest checkpoint (table scim_list_checkpoints: the key of every checkpoint_every-th user,
-//    made on the first jump past it and moved by every create and delete before it, so never
+//    made by run_checkpoint_job as the directory grows or on the first jump past it, and moved
+//    by every create and delete before it, so never
 //    stale; those of an earlier interval stay exact) and skips fewer than checkpoint_every rows
 //    of the covering list index; other lists skip rows from their start. Group lists skip rows.
 //  - Every change bumps `version`; callers' If-Match values are checked inside the transaction
@@ -149,6 +150,13 @@ Status reapply_group_roles(store::Db& db, const std::string& organization_id,
 // elsewhere (SELECT … FOR UPDATE SKIP LOCKED: any number of processes share the work); the job
 // is done when a slice comes up short. False when there was nothing to do.
 Result<bool> run_role_job(store::Db& db);
+// Background upkeep of the list checkpoints (scim_list_checkpoints), so that a jump deep into a
+// directory that grew through SCIM finds them made: one hop of `checkpoint_every` users, writing
+// the next checkpoint of one organization whose users reach two intervals past its last one (the
+// interval just before the end, where creates land, is left to the jumps). Any number of
+// processes may run it: a hop takes share locks on the rows it passes, and writing a checkpoint
+// twice writes the same position. False when no organization needed one.
+Result<bool> run_checkpoint_job(store::Db& db, int64_t checkpoint_every);
 
 // The management API deletes an environment user (before identity::UserStore::remove, in its
 // transaction): every organization's SCIM record of the user goes, with its group memberships
@@ -214,6 +222,8 @@ class ScimStore {
   Result<store::Rows> list_rows(const ListQuery& q, const std::string& from,
                                 const std::string& alias, const std::string& columns,
                                 const std::string& id_column, int64_t& total);
+  // Users from rows of kUserColumns and kUserGroupsColumn (scim_store.cc), groups included.
+  Result<std::vector<ScimUser>> users_from_rows(const store::Rows& rows);
   Status load_groups(std::vector<ScimUser>& users);
   Status load_members(ScimGroup& group);
   Status check_members(const std::vector<std::string>& user_ids);
@@ -251,6 +261,7 @@ class ScimStore {
   friend Status reapply_group_roles(store::Db& db, const std::string& organization_id,
                                     const Json::Value& previous);
   friend Result<bool> run_role_job(store::Db& db);
+  friend Result<bool> run_checkpoint_job(store::Db& db, int64_t checkpoint_every);
   Result<std::vector<std::string>> member_ids(const std::string& group_id);
 
   store::Db& db_;

@@ -960,3 +960,56 @@ test('paging: pages that follow each other, jumps, and writes between pages give
   assert.deepEqual(next.Resources.map((u) => u.id), expectedActive.slice(9, 19));
   assert.deepEqual((await page(13, 10, f)).Resources.map((u) => u.id), expectedActive.slice(12, 22));
 });
+
+test('lookups and groups: a filtered page gives the exact total at every count; a user in 4,000 groups sees them all', async () => {
+  const { token } = await tenant();
+  const tag = unique();
+  // A filtered first page that is not full is answered without a count; one that is full counts.
+  const users = [];
+  for (const k of [1, 2, 3]) users.push(await createUser(token, `look${k}-${tag}@example.net`));
+  for (const count of [1, 2, 3, 4, 100]) {
+    const r = await scim(token, 'GET', `/Users${filterQuery(`userName sw "look" and userName ew "-${tag}@example.net"`, `&count=${count}`)}`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.totalResults, 3, `count=${count}`);
+    assert.equal(r.json.itemsPerPage, Math.min(count, 3), `count=${count}`);
+    assert.deepEqual(r.json.Resources.map((u) => u.id), users.slice(0, Math.min(count, 3)).map((u) => u.id));
+  }
+  const none = await scim(token, 'GET', `/Users${filterQuery(`userName eq "nobody-${tag}@example.net"`)}`);
+  assert.equal(none.json.totalResults, 0);
+  assert.deepEqual(none.json.Resources ?? [], []);
+  const twoGroups = [];
+  for (const k of [1, 2]) {
+    const g = await scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName: `Look ${k} ${tag}`, members: [{ value: users[0].id }] } });
+    assert.equal(g.status, 201, g.text);
+    twoGroups.push(g.json);
+  }
+  const groupsFilter = filterQuery(`displayName sw "Look " and displayName ew " ${tag}"`);
+  for (const count of [1, 2, 3]) {
+    const r = await scim(token, 'GET', `/Groups${groupsFilter}&count=${count}&excludedAttributes=members`);
+    assert.equal(r.json.totalResults, 2, `groups, count=${count}`);
+    assert.deepEqual(r.json.Resources.map((g) => g.id), twoGroups.slice(0, count).map((g) => g.id));
+  }
+  // The user's groups, in the groups' order, in a GET and in a lookup.
+  const groupsOf = async (u) => {
+    const one = await scim(token, 'GET', `/Users/${u.id}`);
+    const found = await scim(token, 'GET', `/Users${filterQuery(`userName eq "${u.userName}"`)}`);
+    assert.deepEqual(found.json.Resources[0].groups, one.json.groups);
+    return (one.json.groups ?? []).map((g) => [g.value, g.display]);
+  };
+  assert.deepEqual(await groupsOf(users[0]), twoGroups.map((g) => [g.id, g.displayName]));
+  assert.deepEqual(await groupsOf(users[1]), []);
+  // More groups than one aggregated column holds (about 1 MB of ids and 250-character names):
+  // every one is still listed, none cut.
+  const many = [...twoGroups];
+  const names = Array.from({ length: 3998 }, (_, k) => `${String(k).padStart(4, '0')} ${tag} ${'n'.repeat(230)}`);
+  for (let k = 0; k < names.length; k += 16) {
+    const made = await Promise.all(names.slice(k, k + 16).map((displayName) =>
+      scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName, members: [{ value: users[0].id }] }, check: false })));
+    for (const g of made) assert.equal(g.status, 201, g.text);
+    many.push(...made.map((g) => g.json));
+  }
+  const listed = await groupsOf(users[0]);
+  assert.equal(listed.length, 4000);
+  assert.deepEqual(new Set(listed.map(([id]) => id)), new Set(many.map((g) => g.id)));
+  assert.deepEqual(listed.slice(0, 2), twoGroups.map((g) => [g.id, g.displayName]), 'in the groups\' order');
+});
