@@ -167,13 +167,15 @@ Result<View> list_resources(Admin& admin) {
         pages::Html tr, row({name, text(r.server_url),
                              text(registration.empty() ? "pre-registered only" : registration),
                              text(std::to_string(r.access_token_ttl_seconds) + " s"),
+                             text(std::string(jose::alg_name(r.access_token_signing_alg))),
                              text(std::to_string(r.scopes.size()))}));
     rows += tr;
   }
   PORTCULLIS_ASSIGN_OR_RETURN(
       pages::Html list,
-      table("Resources", {"Name", "Server URL", "Registration", "Token lifetime", "Scopes"}, rows,
-            !page.items.empty(),
+      table("Resources",
+            {"Name", "Server URL", "Registration", "Token lifetime", "Token signing", "Scopes"},
+            rows, !page.items.empty(),
             "Register the first MCP server below: its name, its URL and the scopes it checks."));
   PORTCULLIS_ASSIGN_OR_RETURN(pages::Html more, pager_of("admin/resources", "", page, "resources"));
   oauth::Resource blank;
@@ -257,11 +259,14 @@ Result<View> show_resource(Admin& admin) {
                                            "/.well-known/oauth-protected-resource",
                                        "protected resource metadata URL"));
   PORTCULLIS_ASSIGN_OR_RETURN(pages::Html id, html("<code>{{id}}</code>", {{"id", r.id}}));
-  PORTCULLIS_ASSIGN_OR_RETURN(pages::Html about, facts({{"ID", id},
-                                                        {"Issuer", issuer},
-                                                        {"Protected resource metadata", prm},
-                                                        {"Created", text(r.create_time)},
-                                                        {"Updated", text(r.update_time)}}));
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      pages::Html about, facts({{"ID", id},
+                                {"Issuer", issuer},
+                                {"Protected resource metadata", prm},
+                                {"Access token signing algorithm",
+                                 text(std::string(jose::alg_name(r.access_token_signing_alg)))},
+                                {"Created", text(r.create_time)},
+                                {"Updated", text(r.update_time)}}));
   PORTCULLIS_ASSIGN_OR_RETURN(pages::Html fields, resource_fields(r));
   PORTCULLIS_ASSIGN_OR_RETURN(pages::Html edit, post_form(admin, "admin/resources/" + r.id, fields,
                                                           "Save changes", "primary"));

@@ -13,6 +13,7 @@
 #include "keys/key_ring.h"
 #include "store/db.h"
 #include "store/migrations.h"
+#include "tokens/access_token.h"
 
 namespace portcullis::cli {
 namespace {
@@ -106,19 +107,34 @@ void check_database(Report& r, const config::Config& config, const crypto::Maste
            "cannot load the signing keys with this master key: " + loaded.message());
     return;
   }
-  const keys::LiveKey* signer = ring.signer(now);
-  if (!signer) {
-    // The ring skips a key it cannot unseal: tell a missing key from an unreadable one.
-    auto stored = db.query("SELECT COUNT(*) FROM signing_keys");
-    int64_t count = stored && !stored->empty() ? (*stored)[0].i64(0) : 0;
-    r.line("FAIL", "keys",
-           count > 0 ? std::to_string(count) +
-                           " signing key(s) stored, none active and readable with this master key "
-                           "(a different master key than the one that sealed them?)"
-                     : "no signing key (run `portcullis bootstrap` once)");
+  // Every algorithm a token may need: RS256 (management tokens) and each resource's.
+  auto required = oauth::required_signers(db, ring, now);
+  if (!required) {
+    r.line("FAIL", "keys", "cannot read the resources' algorithms: " + required.status().message());
     return;
   }
-  r.line("ok", "keys", "signing key " + signer->id + " active, readable with the master key");
+  for (const oauth::RequiredSigner& s : *required) {
+    const std::string alg(jose::alg_name(s.alg));
+    const std::string users = (s.alg == jose::JwsAlg::kRS256 ? "management tokens and " : "") +
+                              std::to_string(s.resources) + " resource(s)";
+    if (s.key) {
+      r.line("ok", "keys",
+             alg + " signing key " + s.key->id + " active, readable with the master key (" + users +
+                 ")");
+      continue;
+    }
+    // The ring skips a key it cannot unseal: tell a missing key from an unreadable one.
+    auto stored = db.query("SELECT COUNT(*) FROM signing_keys WHERE algorithm = ?", {alg});
+    int64_t count = stored && !stored->empty() ? (*stored)[0].i64(0) : 0;
+    r.line("FAIL", "keys",
+           alg + ": " +
+               (count > 0 ? std::to_string(count) +
+                                " signing key(s) stored, none active and readable with this master "
+                                "key (a different master key than the one that sealed them?)"
+                          : "no signing key (`portcullis bootstrap` creates one for each "
+                            "algorithm without one)") +
+               "; " + users + " need one");
+  }
 }
 
 }  // namespace

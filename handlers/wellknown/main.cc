@@ -9,6 +9,7 @@
 #include "http/document.h"
 #include "metrics/route.h"
 #include "server/worker_main.h"
+#include "tokens/access_token.h"
 #include "validator.h"
 
 namespace portcullis {
@@ -23,17 +24,32 @@ Result<http::Response> healthz(Context&) {
   return http::Response::json(200, body);
 }
 
-// Ready = the database answers and a signing key is loaded: the two things no request can
-// succeed without.
+// Ready = the database answers and a signing key is loaded for every algorithm a token may
+// need (RS256, and each resource's access_token_signing_alg): what no request can succeed
+// without. checks.signing_keys names each algorithm; checks.signing_key sums them up.
 Result<http::Response> readyz(Context& ctx) {
   int64_t now = unix_now();
   Status db = ctx.services.db.ping();
   if (db.is_ok()) (void)ctx.services.keys.refresh_if_stale(now);
-  bool keys = ctx.services.keys.signer(now) != nullptr;
+  std::vector<oauth::RequiredSigner> required;
+  if (db.is_ok()) {
+    auto r = oauth::required_signers(ctx.services.db, ctx.services.keys, now);
+    if (r.is_ok()) required = std::move(r).value();
+    if (!r.is_ok()) db = r.status();
+  }
+  // Without the database the resources' algorithms are unknown: RS256 is always needed.
+  if (!db.is_ok()) required = {{jose::JwsAlg::kRS256, 0, ctx.services.keys.signer(now)}};
+  Json::Value signers(Json::objectValue);
+  bool keys = true;
+  for (const oauth::RequiredSigner& s : required) {
+    signers[std::string(jose::alg_name(s.alg))] = s.key ? "ok" : "missing";
+    keys = keys && s.key != nullptr;
+  }
   Json::Value body(Json::objectValue);
   body["status"] = db.is_ok() && keys ? "ready" : "unavailable";
   body["checks"]["database"] = db.is_ok() ? "ok" : "unavailable";
   body["checks"]["signing_key"] = keys ? "ok" : "missing";
+  body["checks"]["signing_keys"] = signers;
   http::Response r = http::Response::json(db.is_ok() && keys ? 200 : 503, body);
   if (r.status == 503) r.set_header("Retry-After", "1");
   return r;

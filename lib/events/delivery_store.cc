@@ -4,10 +4,11 @@
 #include "format/json.h"
 
 namespace portcullis::events {
-using store::placeholders;
+using store::in_list;
 
-Status DeliveryStore::enqueue(const store::Params& event_ids) {
+Status DeliveryStore::enqueue(store::Params event_ids) {
   if (event_ids.empty()) return Status::ok();
+  const std::string list = in_list(event_ids, event_ids.size());
   return db_
       .execute(
           "INSERT INTO webhook_deliveries (id, webhook_id, event_id, state, attempts, "
@@ -16,7 +17,7 @@ Status DeliveryStore::enqueue(const store::Params& event_ids) {
           "'pending', 0, e.occurred_at, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) "
           "FROM events e JOIN webhooks w ON w.enabled = 1 AND (JSON_LENGTH(w.event_types) = 0 "
           "OR JSON_CONTAINS(w.event_types, JSON_QUOTE(e.type))) WHERE e.id IN (" +
-              placeholders(event_ids.size()) + ")",
+              list + ")",
           event_ids)
       .status();
 }
@@ -35,10 +36,11 @@ Result<std::vector<std::string>> DeliveryStore::claim(const std::string& claim,
     if (due.empty()) return Status::ok();
     store::Params params{claim, lease_seconds};
     for (const store::Row& r : due) params.emplace_back(r.str(0));
+    const std::string list = in_list(params, due.size());
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("UPDATE webhook_deliveries SET claim = ?, next_attempt_at = UTC_TIMESTAMP(6) "
                     "+ INTERVAL ? SECOND WHERE id IN (" +
-                        placeholders(due.size()) + ")",
+                        list + ")",
                     params)
             .status());
     for (const store::Row& r : due) ids.push_back(r.str(0));
@@ -51,11 +53,12 @@ Status DeliveryStore::fail_disabled(const std::string& claim, const std::vector<
   if (ids.empty()) return Status::ok();
   store::Params params{claim};
   for (const std::string& id : ids) params.emplace_back(id);
+  const std::string list = in_list(params, ids.size());
   return db_
       .execute(
           "UPDATE webhook_deliveries SET state = 'failed', claim = NULL, last_error = 'endpoint "
           "disabled', update_time = UTC_TIMESTAMP(6) WHERE claim = ? AND id IN (" +
-              placeholders(ids.size()) + ")",
+              list + ")",
           params)
       .status();
 }
@@ -102,33 +105,29 @@ Status DeliveryStore::mark_delivered(const std::string& claim, int64_t status,
   if (ids.empty()) return Status::ok();
   store::Params params{status, claim};
   for (const std::string& id : ids) params.emplace_back(id);
+  const std::string list = in_list(params, ids.size());
   return db_
       .execute(
           "UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, claim = "
           "NULL, last_status = ?, last_error = NULL, update_time = UTC_TIMESTAMP(6) WHERE claim "
           "= ? AND id IN (" +
-              placeholders(ids.size()) + ")",
+              list + ")",
           params)
       .status();
 }
 
 Status DeliveryStore::record_attempts(const std::vector<AttemptRow>& attempts) {
   if (attempts.empty()) return Status::ok();
-  std::string rows;
-  store::Params params;
-  for (const AttemptRow& a : attempts) {
-    rows += rows.empty() ? "(?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)"
-                         : ", (?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)";
-    params.insert(params.end(),
-                  {a.delivery_id, a.attempt, a.status_code, a.latency_ms, a.error, a.excerpt});
-  }
-  return db_
-      .execute(
-          "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, "
-          "latency_ms, error, response_excerpt) VALUES " +
-              rows,
-          params)
-      .status();
+  return store::insert_rows(
+      db_,
+      "INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, "
+      "latency_ms, error, response_excerpt) VALUES ",
+      "(?, ?, UTC_TIMESTAMP(6), ?, ?, ?, ?)", attempts.size(),
+      [&](size_t i, store::Params& params) {
+        const AttemptRow& a = attempts[i];
+        params.insert(params.end(),
+                      {a.delivery_id, a.attempt, a.status_code, a.latency_ms, a.error, a.excerpt});
+      });
 }
 
 Status DeliveryStore::requeue(const std::string& webhook_id, const std::string& delivery_id) {

@@ -43,7 +43,7 @@ class DeliveryStore {
   // The transactional outbox: a pending delivery of each of these events (ids, already
   // inserted in the caller's transaction) to every enabled endpoint whose filter takes it. The
   // delivery's id (the webhook-id) is derived from the event and the endpoint: stable.
-  Status enqueue(const store::Params& event_ids);
+  Status enqueue(store::Params event_ids);
 
   // Claims up to `batch` due pending deliveries for `claim` (SELECT … FOR UPDATE SKIP LOCKED in
   // a short transaction) and leases them for `lease_seconds`; returns their ids.

@@ -61,13 +61,13 @@ std::string count_scope(std::string_view type) {
 
 Result<int64_t> count_of_types(store::Db& db, const std::vector<std::string>& types) {
   if (types.empty()) return 0;
-  std::string sql = "SELECT COALESCE(SUM(n), 0) FROM listing_counts WHERE scope IN (";
   store::Params params;
-  for (const std::string& t : types) {
-    sql += params.empty() ? "?" : ", ?";
-    params.emplace_back(count_scope(t));
-  }
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db.query(sql + ")", params));
+  for (const std::string& t : types) params.emplace_back(count_scope(t));
+  const std::string list = store::in_list(params, types.size());
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db.query("SELECT COALESCE(SUM(n), 0) FROM listing_counts WHERE scope IN (" + list + ")",
+               params));
   return rows.empty() ? 0 : rows[0].i64(0);
 }
 
@@ -156,25 +156,23 @@ Json::Value event_json(const store::Row& row) {
 
 Status EventStore::insert(std::span<const Event> events) {
   if (events.empty()) return Status::ok();
-  std::string sql =
+  PORTCULLIS_RETURN_IF_ERROR(store::insert_rows(
+      db_,
       "INSERT INTO events (id, type, occurred_at, organization_id, user_id, resource_id, "
-      "client_id, ip, user_agent, data) VALUES ";
-  store::Params params;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Event& e = events[i];
-    sql += i ? ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    params.emplace_back(e.id);
-    params.emplace_back(e.type);
-    params.emplace_back(e.occurred_at);
-    params.push_back(optional_text(e.organization_id));
-    params.push_back(optional_text(e.user_id));
-    params.push_back(optional_text(e.resource_id));
-    params.push_back(optional_text(e.client_id));
-    params.push_back(optional_text(e.ip));
-    params.push_back(optional_text(e.user_agent.substr(0, 512)));
-    params.emplace_back(json::write(e.data));
-  }
-  PORTCULLIS_RETURN_IF_ERROR(db_.execute(sql, params).status());
+      "client_id, ip, user_agent, data) VALUES ",
+      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", events.size(), [&](size_t i, store::Params& params) {
+        const Event& e = events[i];
+        params.emplace_back(e.id);
+        params.emplace_back(e.type);
+        params.emplace_back(e.occurred_at);
+        params.push_back(optional_text(e.organization_id));
+        params.push_back(optional_text(e.user_id));
+        params.push_back(optional_text(e.resource_id));
+        params.push_back(optional_text(e.client_id));
+        params.push_back(optional_text(e.ip));
+        params.push_back(optional_text(e.user_agent.substr(0, 512)));
+        params.emplace_back(json::write(e.data));
+      }));
   // Each type's count (total_size of GET /api/v1/events) moves in the same transaction.
   std::map<std::string_view, std::pair<std::string_view, int64_t>> by_type;  // → (an id, count)
   for (const Event& e : events) {
@@ -205,12 +203,8 @@ Result<paging::Page<store::Row>> EventStore::list(const EventFilter& f,
     where += condition;
   };
   if (!f.types.empty()) {
-    std::string in = "type IN (";
-    for (size_t i = 0; i < f.types.size(); ++i) {
-      in += i ? ", ?" : "?";
-      q.params.emplace_back(f.types[i]);
-    }
-    add((in + ")").c_str());
+    for (const std::string& t : f.types) q.params.emplace_back(t);
+    add(("type IN (" + store::in_list(q.params, f.types.size()) + ")").c_str());
   }
   if (!f.user_id.empty()) add("user_id = ?"), q.params.emplace_back(f.user_id);
   if (!f.organization_id.empty()) {
@@ -235,13 +229,13 @@ Result<paging::Page<store::Row>> EventStore::list(const EventFilter& f,
   PORTCULLIS_ASSIGN_OR_RETURN(paging::Page<store::Row> page,
                               paging::fetch_page(db_, q, request, codec));
   if (page.items.empty()) return page;
-  std::string sql = std::string("SELECT ") + kEventColumns + " FROM events WHERE id IN (";
   store::Params ids;
-  for (const store::Row& r : page.items) {
-    sql += ids.empty() ? "?" : ", ?";
-    ids.emplace_back(r.str(0));
-  }
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(sql + ")", ids));
+  for (const store::Row& r : page.items) ids.emplace_back(r.str(0));
+  const std::string list = store::in_list(ids, ids.size());
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT ") + kEventColumns + " FROM events WHERE id IN (" + list + ")",
+                ids));
   std::map<std::string, store::Row> by_id;
   for (store::Row& r : rows) {
     std::string id = r.str(0);
@@ -350,17 +344,17 @@ Result<int64_t> EventStore::prune_before(const std::string& cutoff, int batch) {
                     {cutoff, static_cast<int64_t>(batch)}));
       n = static_cast<int64_t>(rows.size());
       if (rows.empty()) return Status::ok();
-      std::string sql = "DELETE FROM events WHERE id IN (";
       store::Params ids;
       std::map<std::string, std::pair<std::string, int64_t>> by_type;  // type → (an id, count)
       for (const store::Row& r : rows) {
-        sql += ids.empty() ? "?" : ", ?";
         ids.emplace_back(r.str(0));
         auto& [id, count] = by_type[r.str(1)];
         if (id.empty()) id = r.str(0);
         ++count;
       }
-      PORTCULLIS_RETURN_IF_ERROR(db_.execute(sql + ")", ids).status());
+      const std::string list = store::in_list(ids, ids.size());
+      PORTCULLIS_RETURN_IF_ERROR(
+          db_.execute("DELETE FROM events WHERE id IN (" + list + ")", ids).status());
       for (const auto& [type, counted] : by_type) {
         PORTCULLIS_RETURN_IF_ERROR(
             paging::add_to_count(db_, count_scope(type), counted.first, -counted.second));

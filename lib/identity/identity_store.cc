@@ -38,12 +38,12 @@ Result<std::map<std::string, std::vector<Identity>>> IdentityStore::of_users(
   std::map<std::string, std::vector<Identity>> out;
   if (user_ids.empty()) return out;
   store::Params params(user_ids.begin(), user_ids.end());
+  const std::string list = store::in_list(params, user_ids.size());
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
       db_.query("SELECT user_id, realm, subject, provider, connection_id, create_time FROM "
                 "user_identities WHERE user_id IN (" +
-                    store::placeholders(user_ids.size()) +
-                    ") ORDER BY user_id, create_time, realm, subject",
+                    list + ") ORDER BY user_id, create_time, realm, subject",
                 params));
   for (const auto& r : rows) {
     Identity i;

@@ -192,11 +192,11 @@ Result<std::map<std::string, std::vector<Membership>>> MembershipStore::of_users
   std::map<std::string, std::vector<Membership>> out;
   if (user_ids.empty()) return out;
   store::Params params(user_ids.begin(), user_ids.end());
+  const std::string list = store::in_list(params, user_ids.size());
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
       db_.query("SELECT " + membership_columns("m") + " FROM memberships m WHERE m.user_id IN (" +
-                    store::placeholders(user_ids.size()) +
-                    ") ORDER BY m.user_id, m.join_time, m.organization_id",
+                    list + ") ORDER BY m.user_id, m.join_time, m.organization_id",
                 params));
   for (const store::Row& r : rows) {
     Membership m = membership_from_row(r, 0);

@@ -19,7 +19,9 @@
 namespace portcullis::scim {
 namespace {
 
-constexpr size_t kBatch = 500;
+// Members, users and groups are read and written this many at a time: a power of two, the
+// shape a full batch's statement has (store::in_list, store::insert_rows).
+constexpr size_t kBatch = 512;
 
 Status uniqueness(std::string detail) {
   return Status::already_exists(std::move(detail)).with_reason("uniqueness");
@@ -192,11 +194,12 @@ Result<std::map<std::string, std::vector<UserGroup>>> groups_of_users(
   for (size_t start = 0; start < user_ids.size(); start += kBatch) {
     size_t n = std::min(kBatch, user_ids.size() - start);
     store::Params params(user_ids.begin() + start, user_ids.begin() + start + n);
+    const std::string list = store::in_list(params, n);
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows rows, db.query("SELECT m.user_id, m.organization_id, g.id, g.display_name FROM "
                                    "scim_group_members m JOIN scim_groups g ON g.organization_id = "
                                    "m.organization_id AND g.id = m.group_id WHERE m.user_id IN (" +
-                                       store::placeholders(n) + ") ORDER BY g.create_time, g.id",
+                                       list + ") ORDER BY g.create_time, g.id",
                                    params));
     for (const auto& r : rows) out[r.str(0)].push_back(UserGroup{r.str(1), r.str(2), r.str(3)});
   }
@@ -802,22 +805,17 @@ Status ScimStore::index_emails(const std::string& user_id, const Json::Value& at
           .status());
   const Json::Value& emails = attributes["emails"];
   if (!emails.isArray()) return Status::ok();
-  std::string values;
-  store::Params params;
+  std::vector<std::string> values;
   for (const auto& e : emails) {
     const Json::Value& v = e["value"];
-    if (!v.isString() || v.asString().empty()) continue;
-    values += values.empty() ? "(?, LEFT(LOWER(?), 255), ?)" : ", (?, LEFT(LOWER(?), 255), ?)";
-    params.push_back(organization_id_);
-    params.push_back(v.asString());
-    params.push_back(user_id);
+    if (v.isString() && !v.asString().empty()) values.push_back(v.asString());
   }
   if (values.empty()) return Status::ok();
-  return db_
-      .execute("INSERT IGNORE INTO scim_user_emails (organization_id, value_key, user_id) VALUES " +
-                   values,
-               params)
-      .status();
+  return store::insert_rows(
+      db_, "INSERT IGNORE INTO scim_user_emails (organization_id, value_key, user_id) VALUES ",
+      "(?, LEFT(LOWER(?), 255), ?)", values.size(), [&](size_t i, store::Params& params) {
+        params.insert(params.end(), {organization_id_, values[i], user_id});
+      });
 }
 
 Status ScimStore::count_write(const std::string& row_id) {
@@ -1101,12 +1099,13 @@ Status ScimStore::load_groups(std::vector<ScimUser>& users) {
     size_t n = std::min(kBatch, users.size() - start);
     store::Params params{organization_id_};
     for (size_t i = 0; i < n; ++i) params.push_back(users[start + i].id);
+    const std::string list = store::in_list(params, n);
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows rows,
         db_.query("SELECT m.user_id, g.id, g.display_name FROM scim_group_members m JOIN "
                   "scim_groups g ON g.organization_id = m.organization_id AND g.id = m.group_id "
                   "WHERE m.organization_id = ? AND m.user_id IN (" +
-                      store::placeholders(n) + ") ORDER BY g.create_time, g.id",
+                      list + ") ORDER BY g.create_time, g.id",
                   params));
     for (const auto& r : rows) {
       for (size_t i = 0; i < n; ++i) {
@@ -1130,11 +1129,12 @@ Status ScimStore::check_members(const std::vector<std::string>& user_ids) {
       }
       params.push_back(user_ids[start + i]);
     }
+    const std::string list = store::in_list(params, n);
     PORTCULLIS_ASSIGN_OR_RETURN(
         store::Rows rows,
         db_.query("SELECT COUNT(DISTINCT user_id) FROM scim_users WHERE organization_id = ? AND "
                   "user_id IN (" +
-                      store::placeholders(n) + ")",
+                      list + ")",
                   params));
     std::vector<std::string> distinct(user_ids.begin() + start, user_ids.begin() + start + n);
     std::sort(distinct.begin(), distinct.end());
@@ -1150,20 +1150,11 @@ Status ScimStore::add_members(const std::string& group_id, const std::vector<std
   PORTCULLIS_RETURN_IF_ERROR(check_members(ids));
   for (size_t start = 0; start < ids.size(); start += kBatch) {
     size_t n = std::min(kBatch, ids.size() - start);
-    std::string values;
-    store::Params params;
-    for (size_t i = 0; i < n; ++i) {
-      values += i ? ", (?, ?, ?)" : "(?, ?, ?)";
-      params.push_back(organization_id_);
-      params.push_back(group_id);
-      params.push_back(ids[start + i]);
-    }
-    PORTCULLIS_RETURN_IF_ERROR(
-        db_.execute("INSERT IGNORE INTO scim_group_members (organization_id, group_id, user_id) "
-                    "VALUES " +
-                        values,
-                    params)
-            .status());
+    PORTCULLIS_RETURN_IF_ERROR(store::insert_rows(
+        db_, "INSERT IGNORE INTO scim_group_members (organization_id, group_id, user_id) VALUES ",
+        "(?, ?, ?)", n, [&](size_t i, store::Params& params) {
+          params.insert(params.end(), {organization_id_, group_id, ids[start + i]});
+        }));
   }
   return Status::ok();
 }
@@ -1173,10 +1164,11 @@ Status ScimStore::remove_members(const std::string& group_id, const std::vector<
     size_t n = std::min(kBatch, ids.size() - start);
     store::Params params{organization_id_, group_id};
     for (size_t i = 0; i < n; ++i) params.push_back(ids[start + i]);
+    const std::string list = store::in_list(params, n);
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("DELETE FROM scim_group_members WHERE organization_id = ? AND group_id = ? AND "
                     "user_id IN (" +
-                        store::placeholders(n) + ")",
+                        list + ")",
                     params)
             .status());
   }

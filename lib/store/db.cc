@@ -8,6 +8,7 @@
 #include <mysql_connection.h>
 #include <mysql_driver.h>
 
+#include <bit>
 #include <charconv>
 #include <chrono>
 #include <thread>
@@ -149,6 +150,10 @@ struct Db::Impl {
 
 Db::Db(config::DbConfig config) : config_(std::move(config)) {}
 Db::~Db() = default;
+
+size_t Db::prepared_statements() const {
+  return impl_ ? impl_->statements.size() : 0;
+}
 
 void Db::disconnect() {
   if (!impl_) return;
@@ -477,10 +482,34 @@ Status Db::execute_script(std::string_view script) {
   return flush();
 }
 
-std::string placeholders(size_t n) {
+std::string in_list(Params& params, size_t n) {
+  const size_t shape = n > 0 ? std::bit_ceil(n) : 0;
+  if (n > 0) params.resize(params.size() + (shape - n), Value(params.back()));
   std::string out;
-  for (size_t i = 0; i < n; ++i) out += i ? ", ?" : "?";
+  for (size_t i = 0; i < shape; ++i) out += i ? ", ?" : "?";
   return out;
+}
+
+size_t rows_per_statement(size_t left) {
+  return left > 0 ? std::bit_floor(left) : 0;
+}
+
+Status insert_rows(Db& db, std::string_view head, std::string_view row, size_t rows,
+                   const std::function<void(size_t, Params&)>& bind) {
+  return db.transaction([&]() -> Status {
+    for (size_t begin = 0, n = 0; begin < rows; begin += n) {
+      n = rows_per_statement(rows - begin);
+      std::string sql(head);
+      Params params;
+      for (size_t i = 0; i < n; ++i) {
+        if (i) sql += ", ";
+        sql += row;
+        bind(begin + i, params);
+      }
+      PORTCULLIS_RETURN_IF_ERROR(db.execute(sql, params).status());
+    }
+    return Status::ok();
+  });
 }
 
 }  // namespace portcullis::store

@@ -107,6 +107,8 @@ class Db {
 
   // The number of times a new connection was opened (for tests and metrics).
   uint64_t connects() const { return connects_; }
+  // The prepared statements the connection keeps (for tests).
+  size_t prepared_statements() const;
 
  private:
   struct Impl;
@@ -129,8 +131,24 @@ class Db {
   uint64_t connects_ = 0;
 };
 
-// "?, ?, ?": the placeholders of an IN list of `n` values (n > 0), for a statement whose values
-// are bound as Params like any other.
-std::string placeholders(size_t n);
+// Statements whose text follows a number of values (an IN list, a multi-row INSERT) are prepared
+// once per text and kept in the connection's cache like any other. A store writing one text per
+// count would keep a prepared statement for every count it ever met — the events batch alone, 1
+// to 100 rows of 10 values, is 200 statements holding up to 1,000 parameter binds each, on the
+// client and on the server — so a worker's memory would grow in steps whenever a load it had not
+// seen produced a new count. Counts are therefore rounded to a few shapes, powers of two:
+//
+// The last `n` values of `params` (n > 0) are an IN list's: they are padded to the next power of
+// two by repeating the last one (which changes nothing an IN list selects), and the list's
+// placeholders "?, ?, …" are returned.
+std::string in_list(Params& params, size_t n);
+// The number of rows the next statement of a multi-row INSERT writes when `left` rows (> 0)
+// remain: the largest power of two not over `left`. So n rows take one statement per bit of n.
+size_t rows_per_statement(size_t left);
+// Inserts `rows` rows (> 0) with one multi-row statement per rows_per_statement chunk, all in
+// one transaction (joining the caller's): `head` is the statement up to and including VALUES,
+// `row` one row's "(?, …)", and bind(i, params) appends row i's values.
+Status insert_rows(Db& db, std::string_view head, std::string_view row, size_t rows,
+                   const std::function<void(size_t, Params&)>& bind);
 
 }  // namespace portcullis::store

@@ -2,8 +2,11 @@
 
 #include <json/value.h>
 
+#include <map>
+
 #include "crypto/random.h"
 #include "jose/jwt.h"
+#include "tokens/grants.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -47,6 +50,22 @@ Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTok
   if (!request.dpop_jkt.empty()) claims["cnf"]["jkt"] = request.dpop_jkt;
   PORTCULLIS_ASSIGN_OR_RETURN(out.jwt,
                               jose::sign_jwt(claims, "at+jwt", signer->id, signer->private_key));
+  return out;
+}
+
+Result<std::vector<RequiredSigner>> required_signers(store::Db& db, const keys::KeyRing& ring,
+                                                     int64_t now) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db.query("SELECT access_token_signing_alg, COUNT(*) FROM resources GROUP BY "
+               "access_token_signing_alg"));
+  std::map<jose::JwsAlg, int64_t> resources{{jose::JwsAlg::kRS256, 0}};
+  for (const store::Row& r : rows) resources[signing_alg_column(r.str(0))] += r.i64(1);
+  std::vector<RequiredSigner> out;
+  for (jose::JwsAlg alg : jose::kAccessTokenAlgs) {
+    auto it = resources.find(alg);
+    if (it != resources.end()) out.push_back({alg, it->second, ring.signer(now, alg)});
+  }
   return out;
 }
 

@@ -12,9 +12,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "keys/key_ring.h"
+#include "store/db.h"
 
 namespace portcullis::oauth {
 
@@ -47,5 +49,17 @@ std::optional<std::string_view> grant_of_jti(std::string_view jti);
 // loaded, or no key of that algorithm was created: `portcullis keys rotate` or bootstrap).
 Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTokenRequest& request,
                                       int64_t now);
+
+// A signer a node needs to answer every token request: RS256 (management tokens, and resources
+// that keep the default) and the access_token_signing_alg of every resource.
+struct RequiredSigner {
+  jose::JwsAlg alg = jose::JwsAlg::kRS256;
+  int64_t resources = 0;               // resources whose tokens this algorithm signs
+  const keys::LiveKey* key = nullptr;  // the ring's signer at `now`; nullptr: missing
+};
+// The required signers in jose::kAccessTokenAlgs order, each with the ring's key at `now`
+// (/readyz and `portcullis doctor` check that none is missing).
+Result<std::vector<RequiredSigner>> required_signers(store::Db& db, const keys::KeyRing& ring,
+                                                     int64_t now);
 
 }  // namespace portcullis::oauth

@@ -133,13 +133,13 @@ Result<int> Deliverer::run_once(events::Recorder& recorder) {
   // round took them over since (their lease ended).
   store::Params params{claim};
   for (std::string& id : claimed_ids) params.emplace_back(std::move(id));
+  const std::string list = store::in_list(params, params.size() - 1);
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows claimed,
       db_.query(std::string("SELECT ") + kClaimedColumns +
                     " FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "
                     "JOIN events e ON e.id = d.event_id WHERE d.claim = ? AND d.id IN (" +
-                    store::placeholders(params.size() - 1) +
-                    ") ORDER BY d.webhook_id, e.occurred_at, e.id",
+                    list + ") ORDER BY d.webhook_id, e.occurred_at, e.id",
                 params));
   if (claimed.empty()) return 0;
   const auto claimed_at = Clock::now();

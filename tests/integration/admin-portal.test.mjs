@@ -218,11 +218,13 @@ test('an environment administrator runs the environment from the portal (Chromiu
   };
   const u = unique();
 
-  // Resources: register an MCP server with a lifetime outside 5..60 minutes (warned about).
+  // Resources: register an MCP server with a lifetime outside 5..60 minutes (warned about),
+  // whose access tokens are signed with ES256.
   await visit(`${baseUrl}/admin/resources`, 'resources');
   await page.fill('#f-name', `Todo ${u}`);
   await page.fill('#f-server_url', `https://todo-${u}.example.com/mcp`);
   await page.fill('#f-access_token_ttl_seconds', '7200');
+  await page.selectOption('#f-access_token_signing_alg', 'ES256');
   await page.fill('#f-scopes', 'todo:read Read your todos\ntodo:write Change your todos');
   await press(page, 'Register resource');
   assert.match(page.url(), /\/admin\/resources\/res_[0-9a-z]+\?created=1$/);
@@ -232,6 +234,29 @@ test('an environment administrator runs the environment from the portal (Chromiu
   assert.deepEqual(resource.scopes.map((x) => x.name), ['todo:read', 'todo:write']);
   assert.equal(resource.access_token_ttl_seconds, 7200);
   assert.equal(resource.dcr_enabled, true);
+  assert.equal(resource.access_token_signing_alg, 'ES256');
+  // The resource's page states the algorithm among its facts, as the API has it.
+  const facts = await page.$$eval('dl.facts dt', (dts) => Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent])));
+  assert.equal(facts['Access token signing algorithm'], 'ES256');
+  // The list shows each resource's algorithm as the API has it: the first page's, then the
+  // pages up to the new one (oldest first), whose cell says ES256.
+  await visit(`${baseUrl}/admin/resources`, 'resources');
+  const headers = await page.$$eval('table thead th', (ths) => ths.map((th) => th.textContent));
+  const column = headers.indexOf('Token signing');
+  assert.ok(column > 0, headers.join(', '));
+  const listedRows = () => page.$$eval('table tbody tr', (trs, i) => trs.map((tr) => [tr.querySelector('a').getAttribute('href').split('/').pop(), tr.cells[i].textContent]), column);
+  let listed = await listedRows();
+  assert.ok(listed.length > 0);
+  for (const [id, alg] of listed.slice(0, 10)) {
+    assert.equal(alg, (await api('GET', `/api/v1/resources/${id}`)).json.access_token_signing_alg, id);
+  }
+  for (let pages = 0; !listed.some(([id]) => id === resourceId) && pages < 100; pages++) {
+    const next = await page.$('a[rel=next]');
+    assert.ok(next, `${resourceId} is listed`);
+    await Promise.all([page.waitForNavigation(), next.click()]);
+    listed = await listedRows();
+  }
+  assert.deepEqual(listed.find(([id]) => id === resourceId), [resourceId, 'ES256']);
   // A client registers (DCR), shows on the page, and is revoked from it.
   const reg = await fetch(`${baseUrl}/resources/${resourceId}/client_register`, { method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: `Editor ${u}`, redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' }) });

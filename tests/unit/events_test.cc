@@ -229,6 +229,32 @@ BOOST_AUTO_TEST_CASE(events_and_their_deliveries_are_written_together) {
   }
 }
 
+// A worker keeps its prepared statements: event batches of every size a load can give (1 to
+// kRowsPerInsert rows) share a few statements, or each size a busier minute brings would keep
+// one more in every worker (the memory steps issue 17's soak saw).
+BOOST_AUTO_TEST_CASE(event_batches_of_every_size_share_a_few_prepared_statements) {
+  auto db = migrated_db();
+  if (!db) return;
+  const std::string user = new_id("usr_");
+  events::Recorder recorder;
+  recorder.add(events::Event::of(events::type::kUserUpdated, {.user_id = user}));
+  BOOST_REQUIRE(recorder.flush(*db).is_ok());
+  const size_t before = db->prepared_statements();
+  int64_t written = 1;
+  for (size_t n = 1; n <= events::Recorder::kRowsPerInsert; ++n) {
+    for (size_t i = 0; i < n; ++i) {
+      recorder.add(events::Event::of(events::type::kUserUpdated, {.user_id = user}));
+    }
+    BOOST_REQUIRE(recorder.flush(*db).is_ok());
+    written += static_cast<int64_t>(n);
+  }
+  // 6 more INSERT shapes (2 … 64 rows) and 7 more outbox IN lists (2 … 128 ids): not 200.
+  BOOST_TEST(db->prepared_statements() - before <= 13u);
+  auto rows = db->query("SELECT COUNT(*) FROM events WHERE user_id = ?", {user});
+  BOOST_REQUIRE(rows.is_ok());
+  BOOST_TEST((*rows)[0].i64(0) == written);
+}
+
 BOOST_AUTO_TEST_CASE(prune_deletes_only_older_events_in_batches) {
   auto db = migrated_db();
   if (!db) return;

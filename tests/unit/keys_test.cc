@@ -1,7 +1,10 @@
 #define BOOST_TEST_MODULE keys
 #include <array>
 #include <boost/test/unit_test.hpp>
+#include <optional>
 
+#include "clients/resources.h"
+#include "core/ids.h"
 #include "crypto/aead.h"
 #include "crypto/base64.h"
 #include "crypto/random.h"
@@ -163,4 +166,57 @@ BOOST_AUTO_TEST_CASE(each_algorithm_has_its_own_signer_and_rotation) {
   // ensure_initial_key on an environment from before ES256/EdDSA adds only what is missing.
   BOOST_REQUIRE(store.ensure_initial_key(later).is_ok());
   BOOST_TEST(store.load_published(later)->size() == 4u);
+}
+
+// /readyz and `portcullis doctor` need a signer of RS256 (management tokens) and of every
+// algorithm a resource signs its access tokens with: a resource on EdDSA while no EdDSA key is
+// active is a missing signer, until `portcullis bootstrap` adds the key.
+BOOST_AUTO_TEST_CASE(required_signers_are_rs256_and_every_resources_algorithm) {
+  auto c = testing::test_config();
+  Fixture f(*c);
+  const int64_t t0 = 1'800'000'000;
+  // Keys of every algorithm but EdDSA.
+  keys::KeyStore store(f.db, f.master, f.config);
+  BOOST_REQUIRE(store.ensure_initial_key(t0).is_ok());
+  BOOST_REQUIRE(f.db.execute("DELETE FROM signing_keys WHERE algorithm = 'EdDSA'").is_ok());
+  keys::KeyRing ring(f.db, f.master, f.config);
+  BOOST_REQUIRE(ring.reload(t0).is_ok());
+  auto find = [](const std::vector<oauth::RequiredSigner>& all, jose::JwsAlg alg) {
+    for (const oauth::RequiredSigner& s : all) {
+      if (s.alg == alg) return std::optional<oauth::RequiredSigner>(s);
+    }
+    return std::optional<oauth::RequiredSigner>();
+  };
+  auto before = oauth::required_signers(f.db, ring, t0);
+  BOOST_REQUIRE(before.is_ok());
+  BOOST_REQUIRE(find(*before, jose::JwsAlg::kRS256));  // always, even with no resource
+  BOOST_TEST(find(*before, jose::JwsAlg::kRS256)->key != nullptr);
+  const int64_t eddsa_before =
+      find(*before, jose::JwsAlg::kEdDSA) ? find(*before, jose::JwsAlg::kEdDSA)->resources : 0;
+
+  oauth::ResourceStore resources(f.db);
+  oauth::ResourceFields fields;
+  fields.name = "EdDSA resource";
+  fields.server_url = "https://" + new_id("ed") + ".example.com/mcp";
+  fields.access_token_signing_alg = jose::JwsAlg::kEdDSA;
+  auto created = resources.create(fields);
+  BOOST_REQUIRE_MESSAGE(created.is_ok(), created.status().to_string());
+  auto after = oauth::required_signers(f.db, ring, t0);
+  BOOST_REQUIRE(after.is_ok());
+  auto eddsa = find(*after, jose::JwsAlg::kEdDSA);
+  BOOST_REQUIRE(eddsa);
+  BOOST_TEST(eddsa->resources == eddsa_before + 1);
+  BOOST_TEST(eddsa->key == nullptr);  // missing: not ready
+  BOOST_TEST(find(*after, jose::JwsAlg::kRS256)->key != nullptr);
+  for (const oauth::RequiredSigner& s : *after) {
+    BOOST_TEST(((s.key != nullptr) == (s.alg != jose::JwsAlg::kEdDSA)));
+  }
+
+  // bootstrap's ensure_initial_key adds the missing key, which signs at once.
+  BOOST_REQUIRE(store.ensure_initial_key(t0 + 1).is_ok());
+  BOOST_REQUIRE(ring.reload(t0 + 1).is_ok());
+  auto fixed = oauth::required_signers(f.db, ring, t0 + 1);
+  BOOST_REQUIRE(fixed.is_ok());
+  BOOST_TEST(find(*fixed, jose::JwsAlg::kEdDSA)->key != nullptr);
+  BOOST_TEST(resources.remove(created->id).is_ok());
 }

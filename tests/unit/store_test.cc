@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE store
+#include <bit>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 
@@ -63,6 +64,44 @@ BOOST_AUTO_TEST_CASE(prepared_statements_bind_every_type_and_nulls) {
   // Duplicate keys are AlreadyExists, not a generic failure.
   auto dup = db.execute("INSERT INTO store_test (id) VALUES (?)", {std::string("a")});
   BOOST_TEST(dup.status().code() == Code::kAlreadyExists);
+}
+
+// Statements whose text follows a count (IN lists, multi-row INSERTs) come in a few shapes, so a
+// connection keeps a few prepared statements for them whatever counts it meets (store/db.h).
+BOOST_AUTO_TEST_CASE(counts_of_values_share_a_few_statement_shapes) {
+  auto config = testing::test_config();
+  store::Db db(config->db);
+  reset_table(db);
+  BOOST_TEST(store::rows_per_statement(100) == 64u);
+  BOOST_TEST(store::rows_per_statement(1) == 1u);
+  BOOST_TEST(store::rows_per_statement(64) == 64u);
+  const size_t before = db.prepared_statements();
+  // Every count from 1 to 100 rows: the rows are all there, written in 7 shapes (1 … 64 rows).
+  size_t written = 0;
+  for (size_t rows = 1; rows <= 100; ++rows) {
+    BOOST_REQUIRE(store::insert_rows(db, "INSERT INTO store_test (id, n) VALUES ", "(?, ?)", rows,
+                                     [&](size_t i, store::Params& params) {
+                                       params.emplace_back("r" + std::to_string(written + i));
+                                       params.emplace_back(static_cast<int64_t>(i));
+                                     })
+                      .is_ok());
+    written += rows;
+  }
+  BOOST_TEST(db.prepared_statements() - before == 7u);
+  BOOST_TEST(count(db) == static_cast<int64_t>(written));
+  // An IN list of 1 to 100 values selects exactly its values, in 8 shapes (1 … 128).
+  const size_t shapes = db.prepared_statements();
+  for (size_t n = 1; n <= 100; ++n) {
+    store::Params params{int64_t{0}};
+    for (size_t i = 0; i < n; ++i) params.emplace_back("r" + std::to_string(i));
+    const std::string list = store::in_list(params, n);
+    BOOST_TEST(params.size() == 1 + std::bit_ceil(n));
+    auto rows =
+        db.query("SELECT COUNT(*) FROM store_test WHERE n >= ? AND id IN (" + list + ")", params);
+    BOOST_REQUIRE(rows.is_ok());
+    BOOST_TEST((*rows)[0].i64(0) == static_cast<int64_t>(n));
+  }
+  BOOST_TEST(db.prepared_statements() - shapes == 8u);
 }
 
 BOOST_AUTO_TEST_CASE(transactions_commit_or_roll_back_whole) {
