@@ -81,6 +81,8 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
   runtime::ServeOptions options;
   options.on_idle = [&]() { app.on_idle(); };
   options.idle_wake = app.idle_wake();
+  options.keepalive_idle = std::chrono::milliseconds(config.fastcgi_keepalive_idle_ms);
+  options.max_connections = static_cast<std::size_t>(config.fastcgi_max_connections);
   int code = runtime::serve_fastcgi(
       listen_fd,
       [&](FCGX_Request& fcgi) {
