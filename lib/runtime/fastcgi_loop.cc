@@ -176,7 +176,7 @@ class Loop {
     } catch (...) {
       log::error("request handler threw a non-std exception");
     }
-    FCGX_Finish_r(&req);  // flush now; closes the connection unless nginx asked to keep it
+    finish_request(req);  // flush now; closes the connection unless nginx asked to keep it
     request_finished();
     ++served_;
     if (req.ipcFd < 0 || options_.keepalive_idle.count() <= 0) return false;
@@ -209,6 +209,24 @@ const timespec* wait_timeout(const std::vector<Connection>& conns, const ServeOp
 }
 
 }  // namespace
+
+void finish_request(FCGX_Request& req) {
+  constexpr int kDrainLimit = 4 << 20;  // above nginx's client_max_body_size (nginx/portcullis)
+  if (req.in != nullptr && req.keepConnection) {
+    char buf[8192];
+    int drained = 0;
+    int n;
+    // 0: the end of the body, or a read error (FCGX_Finish_r then closes the connection).
+    while ((n = FCGX_GetStr(buf, sizeof buf, req.in)) > 0) {
+      drained += n;
+      if (drained > kDrainLimit) {
+        req.keepConnection = 0;  // libfcgi closes the connection after the response
+        break;
+      }
+    }
+  }
+  FCGX_Finish_r(&req);
+}
 
 bool stop_requested() {
   if (g_stop) return true;

@@ -39,7 +39,7 @@ struct ServeOptions {
 // worker.
 //
 // Each request: `handle(req)` reads params (FCGX_GetParam on req.envp) and the body (req.in) and
-// writes the CGI response (req.out); the loop then finishes the request (FCGX_Finish_r).
+// writes the CGI response (req.out); the loop then finishes the request (finish_request).
 //
 // One worker, several connections (docs/operations.md, "Kept-alive FastCGI"): the worker polls
 // its listening socket and every connection it keeps, and hands libfcgi the one that has
@@ -77,6 +77,15 @@ struct ServeOptions {
 // REQUIRES: called from the main thread of a single-threaded process.
 int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handle,
                   const ServeOptions& options = {});
+
+// Ends `req`: reads what the handler left unread of its body (FCGI_STDIN, up to 4 MiB, bounded by
+// io_timeout per read), then flushes the response and ends the request (FCGX_Finish_r).
+// libfcgi does not skip an unread body; on a kept connection its records would be read as the
+// start of the next request, a protocol error on which libfcgi closes the connection — after
+// nginx has put it back among its idle ones, so a request nginx sends on it at that moment
+// fails. A body longer than the limit ends the connection instead. For handlers that end the
+// request early (the loop calls it again; the second call does nothing).
+void finish_request(FCGX_Request& req);
 
 // True once a stop signal has arrived (delivered or still pending) in this process. For handlers
 // that run long enough to want to cut their work short; the loop itself stops anyway.

@@ -92,7 +92,7 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
             body == http::BodyRead::kOk ? app.handle(request) : app.reject_body(request, body);
         http::write_response(fcgi, response);
         // Hand the response to nginx before the event phase touches the database.
-        FCGX_Finish_r(&fcgi);
+        runtime::finish_request(fcgi);
         // The request is over for the watchdog: batched events and periodic tasks are not its.
         runtime::request_finished();
         app.after_response();

@@ -5,7 +5,8 @@
 // worker drops a connection left idle past PORTCULLIS_FASTCGI_KEEPALIVE_IDLE_MS. Tested: every
 // request at 8, 32 and 128 concurrent client connections answers, a fresh request after the load
 // answers, and a peer that holds many idle kept connections on every worker of a pool does not
-// keep a request through nginx from being answered: no worker has to drop one of them first.
+// keep a request through nginx from being answered: no worker has to drop one of them first; a
+// body the worker does not read does not end its kept connection.
 // Bounds here are failure timeouts, never speed assertions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,6 +129,36 @@ test('nginx keeps its FastCGI connections alive: a pool accepts far fewer connec
   // Counted at all (0 new ones is possible: nginx may reuse connections it already kept).
   assert.ok(counterOf(after, 'portcullis_fastcgi_connections_total', 'wellknown') >= 1, 'the wellknown pool counts its connections');
   assert.ok(connections * 4 <= requests, `${connections} connections for ${requests} requests: not kept alive`);
+});
+
+test('a request body the worker never reads costs no kept connection, and no request fails', async () => {
+  // 257 query parameters: the worker refuses the request before it reads the body (issue 9's
+  // limits), so a 32 kB body is left on the connection. The worker drains it (runtime
+  // finish_request); libfcgi alone would take it for the next request's first record and close
+  // the connection nginx has just put back among its idle ones, racing its next request.
+  const query = Array.from({ length: 257 }, (_, i) => `p${i}=1`).join('&');
+  const refused = { method: 'POST', path: `/oauth/token?${query}`, body: `grant_type=refresh_token&pad=${'x'.repeat(32 * 1024)}` };
+  const unauthenticated = mix[2];
+  const before = await scrape();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const rounds = 30;
+  try {
+    for (let i = 0; i < rounds; i++) {
+      const r = await request(agent, refused);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(JSON.parse(r.text).error, 'invalid_request');
+      assert.match(JSON.parse(r.text).error_description, /more than 256 parameters/);
+      const next = await request(agent, unauthenticated.req);
+      assert.ok(unauthenticated.check(next), `${next.status} ${next.text.slice(0, 120)}`);
+    }
+  } finally {
+    agent.destroy();
+  }
+  const after = await scrape();
+  const connections =
+    counterOf(after, 'portcullis_fastcgi_connections_total', 'oauth') -
+    counterOf(before, 'portcullis_fastcgi_connections_total', 'oauth');
+  assert.ok(connections * 4 <= 2 * rounds, `${connections} oauth connections for ${2 * rounds} requests: an unread body ended them`);
 });
 
 for (const connections of [8, 32, 128]) {
