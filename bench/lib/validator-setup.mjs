@@ -3,8 +3,8 @@
 // (the static ceiling) and behind Portcullis' auth_request snippet. Prints shell assignments.
 // Environment: PORTCULLIS_VAR_DIR, PORTCULLIS_TEST_ENV (the stack's local.env), BENCH_PORT,
 // BENCH_NGINX_CACHE (1: the micro-cache variant, nginx/portcullis/mcp-validate-cached.conf),
-// BENCH_FASTCGI_KEEPALIVE (idle kept-alive connections to the pool per nginx process; 0: one
-// connection per validation, the default; docs/operations.md, "Kept-alive FastCGI").
+// BENCH_FASTCGI_KEEPALIVE (idle kept-alive connections to the pool per nginx process, default 32
+// as docs/protecting-mcp-servers.md recommends; 0: one connection per validation).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import { startProtectedNginx, mintAccessToken, validateLocation } from '../../te
 
 const port = Number(process.env.BENCH_PORT ?? 18990);
 const cached = process.env.BENCH_NGINX_CACHE === '1';
-const keepalive = Number(process.env.BENCH_FASTCGI_KEEPALIVE ?? 0);
+const keepalive = Number(process.env.BENCH_FASTCGI_KEEPALIVE ?? 32);
 const admin = { authorization: `Bearer ${await managementToken()}` };
 const r = await http('/api/v1/resources', {
   method: 'POST', headers: admin,
