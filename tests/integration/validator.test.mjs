@@ -226,18 +226,22 @@ test('token.validated and token.validation_failed events are recorded (batched)'
   assert.ok(failed.some((e) => e.data.reason === 'revoked'), JSON.stringify(failed));
 });
 
-test('micro-cached variant (mcp-validate-cached.conf): identity from the cache, refusals never cached, revocation within its bound', async () => {
-  const cachedPort = port + 1;
-  const cached = await startProtectedNginx({
-    port: cachedPort, resourceId: resource.id, name: `mcp-nginx-cached-${cachedPort}`,
-    httpBody: '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:1m inactive=60s use_temp_path=off;',
-    serverBody: `${validateLocation('read', 'demo:read', 'mcp-validate-cached.conf')}
+// A second MCP server's nginx body: the MCP path behind a demo:read validator location built
+// from `snippet`, proxied to the test's upstream.
+const readProtectedServer = (snippet) => `${validateLocation('read', 'demo:read', snippet)}
         location ${mcpPath} {
             auth_request /_portcullis/auth/read;
             include portcullis/mcp-protect.conf;
             include portcullis/mcp-proxy-headers.conf;
             proxy_pass http://127.0.0.1:${upstream.address().port};
-        }`,
+        }`;
+
+test('micro-cached variant (mcp-validate-cached.conf): identity from the cache, refusals never cached, revocation within its bound', async () => {
+  const cachedPort = port + 1;
+  const cached = await startProtectedNginx({
+    port: cachedPort, resourceId: resource.id, name: `mcp-nginx-cached-${cachedPort}`,
+    httpBody: '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:1m inactive=60s use_temp_path=off;',
+    serverBody: readProtectedServer('mcp-validate-cached.conf'),
   });
   try {
     const get = (authorization) => fetch(`${cached.url}${mcpPath}`, { headers: authorization ? { authorization } : {} });
@@ -271,13 +275,7 @@ test('kept-alive validator upstream: validations reuse their FastCGI connections
     port: keptPort, resourceId: resource.id, name: `mcp-nginx-kept-${keptPort}`,
     httpBody: '    fastcgi_keep_conn on;',
     upstreamBody: 'keepalive 8; keepalive_timeout 10s;',
-    serverBody: `${validateLocation('read', 'demo:read')}
-        location ${mcpPath} {
-            auth_request /_portcullis/auth/read;
-            include portcullis/mcp-protect.conf;
-            include portcullis/mcp-proxy-headers.conf;
-            proxy_pass http://127.0.0.1:${upstream.address().port};
-        }`,
+    serverBody: readProtectedServer('mcp-validate.conf'),
   });
   const connections = async () => {
     const res = await fetch(env.PORTCULLIS_METRICS_URL);
