@@ -55,19 +55,32 @@ void set_text(Json::Value& v, const char* key, const store::Row& row, size_t i) 
   if (!row.is_null(i) && !row.str(i).empty()) v[key] = row.str(i);
 }
 
-// Moves the types' counts by `sign` × the rows of each type, for rows of (id, type).
+// Each type's count (total_size of GET /api/v1/events), moved by the events a transaction
+// inserts, fans out or prunes: one add_to_count per type, whatever the number of events.
+class TypeCounts {
+ public:
+  void add(const std::string& type, const std::string& id) {
+    auto& [first_id, n] = by_type_[type];
+    if (first_id.empty()) first_id = id;
+    ++n;
+  }
+  Status apply(store::Db& db, int64_t sign) const {
+    for (const auto& [type, counted] : by_type_) {
+      PORTCULLIS_RETURN_IF_ERROR(
+          paging::add_to_count(db, count_scope(type), counted.first, sign * counted.second));
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::map<std::string, std::pair<std::string, int64_t>> by_type_;  // type → (an id, count)
+};
+
+// The counts of rows of (id, type), moved by `sign`.
 Status count_rows(store::Db& db, const store::Rows& id_type, int64_t sign) {
-  std::map<std::string, std::pair<std::string, int64_t>> by_type;  // type → (an id, count)
-  for (const store::Row& r : id_type) {
-    auto& [id, count] = by_type[r.str(1)];
-    if (id.empty()) id = r.str(0);
-    ++count;
-  }
-  for (const auto& [type, counted] : by_type) {
-    PORTCULLIS_RETURN_IF_ERROR(
-        paging::add_to_count(db, count_scope(type), counted.first, sign * counted.second));
-  }
-  return Status::ok();
+  TypeCounts counts;
+  for (const store::Row& r : id_type) counts.add(r.str(1), r.str(0));
+  return counts.apply(db, sign);
 }
 
 }  // namespace
@@ -198,18 +211,10 @@ Status EventStore::insert(std::span<const Event> events) {
         params.insert(params.end(), std::make_move_iterator(row.begin()),
                       std::make_move_iterator(row.end()));
       }));
-  // Each type's count (total_size of GET /api/v1/events) moves in the same transaction.
-  std::map<std::string_view, std::pair<std::string_view, int64_t>> by_type;  // → (an id, count)
-  for (const Event& e : events) {
-    auto& [id, count] = by_type[e.type];
-    if (id.empty()) id = e.id;
-    ++count;
-  }
-  for (const auto& [type, counted] : by_type) {
-    PORTCULLIS_RETURN_IF_ERROR(
-        paging::add_to_count(db_, count_scope(type), counted.first, counted.second));
-  }
-  return Status::ok();
+  // Each type's count moves in the same transaction.
+  TypeCounts counts;
+  for (const Event& e : events) counts.add(e.type, e.id);
+  return counts.apply(db_, 1);
 }
 
 Status EventStore::record(const Event& event) {
