@@ -201,9 +201,9 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
       tokens_event(ctx, grant, out, events::type::kTokenIssued, "authorization_code", dpop_jkt);
   // The claim of the code, the grant, its refresh token and token.issued: one CALL, one
   // transaction (GrantStore::create_from_code, sql/0091_code_exchange.sql).
-  auto stored_grant = grants.create_from_code(grant, code, now,
-                                              services.config.refresh_token_idle_seconds,
-                                              client.allows_grant("refresh_token"), issued);
+  auto stored_grant =
+      grants.create_from_code(grant, code, now, services.config.refresh_token_idle_seconds,
+                              client.allows_grant("refresh_token"), issued);
   if (!stored_grant) {
     if (stored_grant.status().code() != Code::kAlreadyExists) return stored_grant.status();
     // Another exchange of this code committed first (here or on another node): a replay.
