@@ -9,6 +9,7 @@
 #include "crypto/random.h"
 #include "events/event_store.h"
 #include "tokens/access_token.h"
+#include "tokens/codes.h"
 #include "tokens/grant_revocation.h"
 
 namespace portcullis::oauth {
@@ -49,6 +50,12 @@ store::Params grant_row(const Grant& g) {
           g.dpop_jkt.empty() ? store::Value(nullptr) : store::Value(g.dpop_jkt)};
 }
 
+// Appends `values` to a statement's parameters.
+void append(store::Params& params, store::Params values) {
+  params.insert(params.end(), std::make_move_iterator(values.begin()),
+                std::make_move_iterator(values.end()));
+}
+
 // A new refresh token of the grant and its row's five values (token_hash, grant_id, parent_hash,
 // create_time, expires_at: the last five of portcullis_record_event); `parent_hash` names the
 // token it replaces (null for the first), and the unique key on it refuses a second replacement
@@ -81,8 +88,7 @@ Result<std::string> insert_refresh_token(store::Db& db, const Grant& grant,
     return std::move(fresh.token);
   }
   store::Params call = events::event_row(*event);
-  call.insert(call.end(), std::make_move_iterator(fresh.row.begin()),
-              std::make_move_iterator(fresh.row.end()));
+  append(call, std::move(fresh.row));
   PORTCULLIS_RETURN_IF_ERROR(db.execute(events::kRecordEventCall, call).status());
   return std::move(fresh.token);
 }
@@ -105,18 +111,13 @@ Result<std::optional<std::string>> GrantStore::create_from_code(Grant& g, const 
                                                                 bool with_refresh_token,
                                                                 const events::Event& event) {
   if (g.id.empty()) g.id = new_id("grt_");
-  store::Params call{crypto::sha256(code), now};
-  store::Params grant = grant_row(g);
-  call.insert(call.end(), std::make_move_iterator(grant.begin()),
-              std::make_move_iterator(grant.end()));
-  store::Params recorded = events::event_row(event);
-  call.insert(call.end(), std::make_move_iterator(recorded.begin()),
-              std::make_move_iterator(recorded.end()));
+  store::Params call{CodeStore::hash(code), now};
+  append(call, grant_row(g));
+  append(call, events::event_row(event));
   std::optional<std::string> token;
   if (with_refresh_token) {
     NewRefreshToken fresh = new_refresh_token(g, nullptr, now, idle_seconds);
-    call.insert(call.end(), std::make_move_iterator(fresh.row.begin()),
-                std::make_move_iterator(fresh.row.end()));
+    append(call, std::move(fresh.row));
     token = std::move(fresh.token);
   } else {
     call.resize(call.size() + 5, store::Value(nullptr));  // no refresh token: five NULLs
