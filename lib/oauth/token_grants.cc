@@ -7,7 +7,6 @@
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "core/telemetry.h"
-#include "events/event_store.h"
 #include "events/recorder.h"
 #include "format/scope_list.h"
 #include "oauth/pkce.h"
