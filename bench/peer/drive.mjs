@@ -213,7 +213,7 @@ async function wrkOnce(name, figure, { seconds = duration, thinkMs = 0 } = {}) {
   const q1 = dbCounters();
   if (out.status !== 0) throw new Error(`wrk ${name} ${figure}: exit ${out.status} ${out.stderr}`);
   const result = /WRK_RESULT (\d+) (\d+) (\d+)/.exec(out.stdout);
-  const p99 = /^\s+99%\s+([\d.]+)(us|ms|s)$/m.exec(out.stdout);
+  const p99 = /^\s+99%\s+([\d.]+)(us|ms|s)[ \t]*$/m.exec(out.stdout); // wrk pads "1.03s "
   const took = /requests in ([\d.]+)(us|ms|s|m)/.exec(out.stdout);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out.stdout);
   if (!result || !p99 || !took) throw new Error(`wrk ${name} ${figure}: unreadable output\n${out.stdout}`);
