@@ -107,6 +107,26 @@ Result<AuthenticatableClient> ClientStore::find(const std::string& client_id) {
   return AuthenticatableClient{client_info(c), rows[0].str(7)};
 }
 
+Result<ClientWithCode> ClientStore::find_with_code(const std::string& client_id,
+                                                   const std::string& code) {
+  if (!is_registered_id(client_id)) return no_client(client_id);
+  // The client as a derived table (one primary-key lookup), the code LEFT JOINed to it by its
+  // own primary key: one row when the client exists, with NULL code columns when the code
+  // does not.
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT cl.*, ") + kStoredCodeColumns + " FROM (SELECT " + kColumns +
+                    " FROM oauth_clients WHERE id = ?) cl LEFT JOIN authorization_codes c ON "
+                    "c.code_hash = ? " +
+                    kStoredCodeJoins,
+                {client_id, CodeStore::hash(code)}));
+  if (rows.empty()) return no_client(client_id);
+  PORTCULLIS_ASSIGN_OR_RETURN(RegisteredClient c, from_row(rows[0]));
+  constexpr size_t kCodeAt = 8;  // after kColumns
+  return ClientWithCode{AuthenticatableClient{client_info(c), rows[0].str(7)},
+                        stored_code_from_row(rows[0], kCodeAt)};
+}
+
 Result<std::pair<ClientInfo, std::optional<Resource>>> ClientStore::get_with_resource(
     const std::string& client_id) {
   if (!is_registered_id(client_id)) return no_client(client_id);

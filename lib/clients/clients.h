@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "paging/keyset.h"
 #include "store/db.h"
+#include "tokens/codes.h"
 
 namespace portcullis::oauth {
 
@@ -59,6 +60,12 @@ struct AuthenticatableClient {
 // even when there is nothing to compare with, so every failure costs the same.
 bool secret_matches(const AuthenticatableClient* client, const std::string& secret);
 
+// A registered client and the authorization code presented with it (ClientStore::find_with_code).
+struct ClientWithCode {
+  AuthenticatableClient client;
+  std::optional<StoredCode> code;  // nullopt: no such code
+};
+
 class ClientStore {
  public:
   explicit ClientStore(store::Db& db) : db_(db) {}
@@ -67,6 +74,11 @@ class ClientStore {
   Result<ClientInfo> get(const std::string& client_id);
   // The same with the secret's hash.
   Result<AuthenticatableClient> find(const std::string& client_id);
+  // The client and, in the same round trip, the authorization code `code` with its user's state
+  // and its resource as CodeStore::find reads it, whoever it was issued to (the code exchange's
+  // first round trip: the client must be authenticated before the code is looked at, and an
+  // unknown code must still be told from an unknown client). NotFound like find().
+  Result<ClientWithCode> find_with_code(const std::string& client_id, const std::string& code);
   // The client and the resource it was registered for, in one read (the authorization
   // endpoint's first round trip). NotFound like get(); the resource is nullopt when it no longer
   // exists.
