@@ -60,6 +60,15 @@ struct AuthenticatableClient {
 // even when there is nothing to compare with, so every failure costs the same.
 bool secret_matches(const AuthenticatableClient* client, const std::string& secret);
 
+// The columns of `oauth_clients` a client is read from, in order, and the reader of a row that
+// holds them from column `first` on: for a read joining a client to another store's rows
+// (oauth/client_resolver.h reads the signed-in browser's session with it).
+inline constexpr const char* kClientColumns =
+    "id, resource_id, kind, metadata, client_id_issued_at, create_time, last_used_time, "
+    "secret_hash";
+inline constexpr size_t kClientColumnCount = 8;
+Result<AuthenticatableClient> client_from_row(const store::Row& row, size_t first = 0);
+
 // A registered client and the authorization code presented with it (ClientStore::find_with_code).
 struct ClientWithCode {
   AuthenticatableClient client;
@@ -79,11 +88,6 @@ class ClientStore {
   // first round trip: the client must be authenticated before the code is looked at, and an
   // unknown code must still be told from an unknown client). NotFound like find().
   Result<ClientWithCode> find_with_code(const std::string& client_id, const std::string& code);
-  // The client and the resource it was registered for, in one read (the authorization
-  // endpoint's first round trip). NotFound like get(); the resource is nullopt when it no longer
-  // exists.
-  Result<std::pair<ClientInfo, std::optional<Resource>>> get_with_resource(
-      const std::string& client_id);
   // The client, when `secret` is its secret. Unauthenticated with reason invalid_client on any
   // failure — unknown client, public client, wrong secret — and the same work in each case.
   Result<ClientInfo> authenticate(const std::string& client_id, const std::string& secret);
