@@ -134,7 +134,8 @@ class AuthorizationFlow final : public LoginFlow {
   // that covers it the code is issued at once, and prompt=none without one fails at once, so
   // neither writes a login request nobody would come back for (two round trips fewer).
   // `consented_scopes`: the user's remembered consent for the request's client and resource,
-  // as read with the session (identity::SessionStore::current), nullopt when none.
+  // as read with the session (oauth::resolve_client_and_resource, or
+  // identity::SessionStore::current for a CIMD client), nullopt when none.
   Result<http::Response> continue_signed_in(LoginRequest& request,
                                             const std::optional<std::string>& consented_scopes) {
     PORTCULLIS_ASSIGN_OR_RETURN(bool ask, must_ask_consent(request, &consented_scopes));
