@@ -38,10 +38,10 @@ Result<ResolvedClient> resolve_client_and_resource(server::Services& services,
   if (!is_valid_id(client_id, "dcr_") && !is_valid_id(client_id, "cli_")) {
     return lookup_failed(Status::not_found("no client " + client_id));
   }
-  // The client, its resource, and the live session the cookie names with its user's consent
-  // for the client and that resource: four primary-key lookups (the client and its resource
-  // as derived tables, which MariaDB merges). Without a session cookie the token's hash is
-  // NULL, which names no session.
+  // The client, its resource, and the live session the cookie names (with its user) and that
+  // user's consent for the client and its resource: five primary-key lookups in one statement
+  // (the client and its resource as derived tables, which MariaDB merges). Without a session
+  // cookie the token's hash is NULL, which names no session.
   const std::optional<std::string> token_hash =
       identity::SessionStore(services.db, services.config).presented_token_hash(request);
   PORTCULLIS_ASSIGN_OR_RETURN(
