@@ -134,7 +134,8 @@ class AuthorizationFlow final : public LoginFlow {
   // that covers it the code is issued at once, and prompt=none without one fails at once, so
   // neither writes a login request nobody would come back for (two round trips fewer).
   // `consented_scopes`: the user's remembered consent for the request's client and resource,
-  // as read with the session (identity::SessionStore::current), nullopt when none.
+  // as read with the session (oauth::resolve_client_and_resource, or
+  // identity::SessionStore::current for a CIMD client), nullopt when none.
   Result<http::Response> continue_signed_in(LoginRequest& request,
                                             const std::optional<std::string>& consented_scopes) {
     PORTCULLIS_ASSIGN_OR_RETURN(bool ask, must_ask_consent(request, &consented_scopes));
@@ -268,8 +269,9 @@ Result<http::Response> authorize(server::Context& ctx) {
   }
   std::string client_id = params.get_or("client_id", "");
   if (client_id.empty()) return bad_request_page("The request names no client (client_id).");
-  // A registered client comes with the resource it was registered for (one read).
-  auto resolved = resolve_client_and_resource(ctx.services, client_id, now);
+  // A registered client comes with the resource it was registered for, and with the browser's
+  // session and remembered consent (one read).
+  auto resolved = resolve_client_and_resource(ctx.services, client_id, req, now);
   if (!resolved) {
     if (resolved.status().code() == Code::kUnavailable) return resolved.status();
     return bad_request_page(resolved.status().code() == Code::kNotFound
@@ -395,10 +397,13 @@ Result<http::Response> authorize(server::Context& ctx) {
   login.dpop_jkt = dpop_jkt;
 
   // A browser that is already signed in skips the sign-in pages unless prompt=login. Its
-  // user's remembered consent is read with the session (one round trip).
-  identity::SessionStore sessions(ctx.services.db, ctx.services.config);
+  // user's remembered consent is read with the session: with the client (above), or now for a
+  // CIMD client, whose resource the request named.
   std::optional<identity::Session> session =
-      sessions.current(req, now, identity::ConsentOf{login.client_id, login.resource_id});
+      resolved->session_read
+          ? std::move(resolved->session)
+          : identity::SessionStore(ctx.services.db, ctx.services.config)
+                .current(req, now, identity::ConsentOf{login.client_id, login.resource_id});
   if (session && !prompt_has(prompt, "login")) {
     login.user_id = session->user_id;
     login.auth_time = session->auth_time;

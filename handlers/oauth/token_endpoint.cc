@@ -145,21 +145,28 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
     return Status::invalid_argument("grant_type " + *grant_type + " is not supported")
         .with_reason("unsupported_grant_type");
   }
-  auto client =
-      oauth::authenticate_client(ctx.services, *credentials, now,
-                                 *grant_type == "refresh_token" ? oauth::ClientLookup::kWorkerCache
-                                                                : oauth::ClientLookup::kStore);
+  if (*grant_type == "authorization_code") {
+    // The client and the code in one read; the code is looked at once the client is
+    // authenticated (client_auth.h).
+    auto exchange = oauth::authenticate_client_with_code(ctx.services, *credentials,
+                                                         form.get_or("code", ""), now);
+    if (!exchange) {
+      if (is_client_error(exchange.status())) return client_error(exchange.status(), *credentials);
+      return exchange.status();
+    }
+    // Counted once the client is known to be itself: a dcr_ id is no secret, and counting
+    // failed attempts against it would let anyone lock a confidential client out.
+    PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, exchange->client.client_id, now));
+    return user_token_response(
+        oauth::redeem_authorization_code(ctx, *exchange, form, now, dpop_jkt), now, dpop_jkt);
+  }
+  auto client = oauth::authenticate_client(ctx.services, *credentials, now,
+                                           oauth::ClientLookup::kWorkerCache);
   if (!client) {
     if (is_client_error(client.status())) return client_error(client.status(), *credentials);
     return client.status();
   }
-  // Counted once the client is known to be itself: a dcr_ id is no secret, and counting
-  // failed attempts against it would let anyone lock a confidential client out.
   PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, client->client_id, now));
-  if (*grant_type == "authorization_code") {
-    return user_token_response(oauth::redeem_authorization_code(ctx, *client, form, now, dpop_jkt),
-                               now, dpop_jkt);
-  }
   return user_token_response(oauth::redeem_refresh_token(ctx, *client, form, now, dpop_jkt), now,
                              dpop_jkt);
 }

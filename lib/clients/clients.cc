@@ -14,9 +14,6 @@
 namespace portcullis::oauth {
 namespace {
 
-constexpr const char* kColumns =
-    "id, resource_id, kind, metadata, client_id_issued_at, create_time, last_used_time, "
-    "secret_hash";
 constexpr int kTouchGranularitySeconds = 60;
 constexpr size_t kMaxTouchMemory = 10000;  // clients remembered per worker before starting over
 constexpr int64_t kPruneBatch = 500;       // rows per DELETE: short locks, however many are due
@@ -29,18 +26,22 @@ const char* kind_name(ClientInfo::Kind kind) {
   return kind == ClientInfo::Kind::kDcr ? "dcr" : "preregistered";
 }
 
-Result<RegisteredClient> from_row(const store::Row& r) {
+Result<RegisteredClient> registered_from_row(const store::Row& r, size_t at) {
   RegisteredClient c;
-  c.client_id = r.str(0);
-  c.resource_id = r.str(1);
-  c.kind = r.str(2) == "dcr" ? ClientInfo::Kind::kDcr : ClientInfo::Kind::kPreregistered;
-  auto stored = json::parse(r.str(3));
+  c.client_id = r.str(at);
+  c.resource_id = r.str(at + 1);
+  c.kind = r.str(at + 2) == "dcr" ? ClientInfo::Kind::kDcr : ClientInfo::Kind::kPreregistered;
+  auto stored = json::parse(r.str(at + 3));
   if (!stored) return Status::internal("stored client metadata is corrupt");
   PORTCULLIS_ASSIGN_OR_RETURN(c.metadata, stored_client_metadata(*stored));
-  c.client_id_issued_at = r.i64(4);
-  c.create_time = db_time_to_rfc3339(r.str(5));
-  if (!r.is_null(6)) c.last_used_time = db_time_to_rfc3339(r.str(6));
+  c.client_id_issued_at = r.i64(at + 4);
+  c.create_time = db_time_to_rfc3339(r.str(at + 5));
+  if (!r.is_null(at + 6)) c.last_used_time = db_time_to_rfc3339(r.str(at + 6));
   return c;
+}
+
+Result<RegisteredClient> from_row(const store::Row& r) {
+  return registered_from_row(r, 0);
 }
 
 Status no_client(const std::string& client_id) {
@@ -92,6 +93,11 @@ bool secret_matches(const AuthenticatableClient* client, const std::string& secr
          crypto::constant_time_equals(presented, client->secret_hash);
 }
 
+Result<AuthenticatableClient> client_from_row(const store::Row& row, size_t first) {
+  PORTCULLIS_ASSIGN_OR_RETURN(RegisteredClient c, registered_from_row(row, first));
+  return AuthenticatableClient{client_info(c), row.str(first + 7)};
+}
+
 Result<ClientInfo> ClientStore::get(const std::string& client_id) {
   PORTCULLIS_ASSIGN_OR_RETURN(AuthenticatableClient c, find(client_id));
   return std::move(c.info);
@@ -99,33 +105,30 @@ Result<ClientInfo> ClientStore::get(const std::string& client_id) {
 
 Result<AuthenticatableClient> ClientStore::find(const std::string& client_id) {
   if (!is_registered_id(client_id)) return no_client(client_id);
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(std::string("SELECT ") + kColumns +
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(std::string("SELECT ") + kClientColumns +
                                                               " FROM oauth_clients WHERE id = ?",
                                                           {client_id}));
   if (rows.empty()) return no_client(client_id);
-  PORTCULLIS_ASSIGN_OR_RETURN(RegisteredClient c, from_row(rows[0]));
-  return AuthenticatableClient{client_info(c), rows[0].str(7)};
+  return client_from_row(rows[0]);
 }
 
-Result<std::pair<ClientInfo, std::optional<Resource>>> ClientStore::get_with_resource(
-    const std::string& client_id) {
+Result<ClientWithCode> ClientStore::find_with_code(const std::string& client_id,
+                                                   const std::string& code) {
   if (!is_registered_id(client_id)) return no_client(client_id);
-  // Each side's own column list, as derived tables, which MariaDB merges into one lookup of
-  // each primary key.
+  // The client as a derived table (one primary-key lookup), the code LEFT JOINed to it by its
+  // own primary key: one row when the client exists, with NULL code columns when the code
+  // does not.
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
-      db_.query(std::string("SELECT c.*, r.* FROM (SELECT ") + kColumns +
-                    " FROM oauth_clients WHERE id = ?) c LEFT JOIN (SELECT " + kResourceColumns +
-                    " FROM resources) r ON r.id = c.resource_id",
-                {client_id}));
+      db_.query(std::string("SELECT cl.*, ") + kStoredCodeColumns + " FROM (SELECT " +
+                    kClientColumns +
+                    " FROM oauth_clients WHERE id = ?) cl LEFT JOIN authorization_codes c ON "
+                    "c.code_hash = ? " +
+                    kStoredCodeJoins,
+                {client_id, CodeStore::hash(code)}));
   if (rows.empty()) return no_client(client_id);
-  PORTCULLIS_ASSIGN_OR_RETURN(RegisteredClient c, from_row(rows[0]));
-  std::pair<ClientInfo, std::optional<Resource>> out{client_info(c), std::nullopt};
-  constexpr size_t kResourceAt = 8;  // after kColumns
-  if (!rows[0].is_null(kResourceAt)) {
-    PORTCULLIS_ASSIGN_OR_RETURN(out.second, resource_from_row(rows[0], kResourceAt));
-  }
-  return out;
+  PORTCULLIS_ASSIGN_OR_RETURN(AuthenticatableClient client, client_from_row(rows[0]));
+  return ClientWithCode{std::move(client), stored_code_from_row(rows[0], kClientColumnCount)};
 }
 
 Result<ClientInfo> ClientStore::authenticate(const std::string& client_id,
@@ -160,7 +163,7 @@ Status ClientStore::touch(const std::string& client_id) {
 Result<RegisteredClient> ClientStore::find_by_dedup_key(const std::string& resource_id,
                                                         const std::string& key) {
   PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows, db_.query(std::string("SELECT ") + kColumns +
+      store::Rows rows, db_.query(std::string("SELECT ") + kClientColumns +
                                       " FROM oauth_clients WHERE resource_id = ? AND dedup_key = ?",
                                   {resource_id, key}));
   if (rows.empty()) return Status::not_found("no client with this metadata");
@@ -236,7 +239,7 @@ Result<paging::Page<RegisteredClient>> ClientStore::list(const std::string& reso
                                                          const paging::PageRequest& request,
                                                          const paging::TokenCodec& codec) {
   return paging::fetch_page_as<RegisteredClient>(db_,
-                                                 paging::KeysetQuery{.columns = kColumns,
+                                                 paging::KeysetQuery{.columns = kClientColumns,
                                                                      .from = "oauth_clients",
                                                                      .where = "resource_id = ?",
                                                                      .params = {resource_id}},

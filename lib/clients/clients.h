@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "paging/keyset.h"
 #include "store/db.h"
+#include "tokens/codes.h"
 
 namespace portcullis::oauth {
 
@@ -59,6 +60,21 @@ struct AuthenticatableClient {
 // even when there is nothing to compare with, so every failure costs the same.
 bool secret_matches(const AuthenticatableClient* client, const std::string& secret);
 
+// The columns of `oauth_clients` a client is read from, in order, and the reader of a row that
+// holds them from column `first` on: for a read joining a client to another store's rows
+// (oauth/client_resolver.h reads the signed-in browser's session with it).
+inline constexpr const char* kClientColumns =
+    "id, resource_id, kind, metadata, client_id_issued_at, create_time, last_used_time, "
+    "secret_hash";
+inline constexpr size_t kClientColumnCount = 8;
+Result<AuthenticatableClient> client_from_row(const store::Row& row, size_t first = 0);
+
+// A registered client and the authorization code presented with it (ClientStore::find_with_code).
+struct ClientWithCode {
+  AuthenticatableClient client;
+  std::optional<StoredCode> code;  // nullopt: no such code
+};
+
 class ClientStore {
  public:
   explicit ClientStore(store::Db& db) : db_(db) {}
@@ -67,11 +83,11 @@ class ClientStore {
   Result<ClientInfo> get(const std::string& client_id);
   // The same with the secret's hash.
   Result<AuthenticatableClient> find(const std::string& client_id);
-  // The client and the resource it was registered for, in one read (the authorization
-  // endpoint's first round trip). NotFound like get(); the resource is nullopt when it no longer
-  // exists.
-  Result<std::pair<ClientInfo, std::optional<Resource>>> get_with_resource(
-      const std::string& client_id);
+  // The client and, in the same round trip, the authorization code `code` with its user's state
+  // and its resource as CodeStore::find reads it, whoever it was issued to (the code exchange's
+  // first round trip: the client must be authenticated before the code is looked at, and an
+  // unknown code must still be told from an unknown client). NotFound like find().
+  Result<ClientWithCode> find_with_code(const std::string& client_id, const std::string& code);
   // The client, when `secret` is its secret. Unauthenticated with reason invalid_client on any
   // failure — unknown client, public client, wrong secret — and the same work in each case.
   Result<ClientInfo> authenticate(const std::string& client_id, const std::string& secret);

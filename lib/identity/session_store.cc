@@ -38,12 +38,12 @@ std::optional<Session> SessionStore::current(const http::Request& request, int64
   if (!hash) return std::nullopt;
   // With `consent`, the user's remembered consent comes along (LEFT JOIN: NULL when none).
   const std::string sql =
-      std::string("SELECT s.user_id, s.auth_time") + (consent ? ", c.scopes" : "") +
-      " FROM browser_sessions s JOIN users u ON u.id = s.user_id" +
+      std::string("SELECT ") + kLiveSessionColumns + (consent ? ", c.scopes" : "") + " FROM " +
+      kLiveSessionTables +
       (consent ? " LEFT JOIN consents c ON c.user_id = s.user_id AND c.client_key = ? AND "
                  "c.resource_id = ?"
                : "") +
-      " WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND u.active";
+      " WHERE " + kLiveSessionCondition;
   store::Params params;
   if (consent) {
     params = {oauth::ConsentStore::client_key(consent->client_id), consent->resource_id};

@@ -38,6 +38,17 @@ struct ConsentOf {
   std::string resource_id;
 };
 
+// current()'s read as part of a larger one (oauth/client_resolver.h reads the session with the
+// client of an authorization request): the session `s` of an active user `u`
+// (kLiveSessionTables), live and named by the presented token (kLiveSessionCondition, whose two
+// parameters are the token's hash, SessionStore::presented_token_hash, and now); it selects
+// kLiveSessionColumns, which Session's user_id and auth_time are read from.
+inline constexpr const char* kLiveSessionColumns = "s.user_id, s.auth_time";
+inline constexpr const char* kLiveSessionTables =
+    "browser_sessions s JOIN users u ON u.id = s.user_id AND u.active";
+inline constexpr const char* kLiveSessionCondition =
+    "s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ?";
+
 // A live browser session as the admin portal lists it (never its token).
 struct SessionInfo {
   int64_t auth_time = 0;
@@ -72,6 +83,10 @@ class SessionStore {
   // A deleted user's sessions, inside the transaction that deletes the user.
   static Status remove_all_for_user(store::Db& db, const std::string& user_id);
 
+  // The hash the request's session cookie is stored under; nullopt without a well-formed one
+  // (nothing to look up).
+  std::optional<std::string> presented_token_hash(const http::Request& request) const;
+
   const std::string& cookie_name() const { return cookie_name_; }
   // The Set-Cookie value that removes the cookie from the browser.
   std::string clearing_cookie() const;
@@ -80,7 +95,6 @@ class SessionStore {
   static Status prune(store::Db& db, int64_t now);
 
  private:
-  std::optional<std::string> presented_token_hash(const http::Request& request) const;
   std::string cookie(const std::string& value, int64_t max_age) const;
 
   store::Db& db_;

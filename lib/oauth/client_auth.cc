@@ -8,6 +8,7 @@
 #include "crypto/base64.h"
 #include "http/errors.h"
 #include "oauth/client_resolver.h"
+#include "tokens/codes.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -63,13 +64,41 @@ Result<ClientCredentials> extract_client_credentials(const http::Request& reques
   return out;
 }
 
-Result<ClientInfo> authenticate_client(server::Services& services,
-                                       const ClientCredentials& credentials, int64_t now,
-                                       ClientLookup lookup) {
+namespace {
+
+// A client whose secret is presented cannot be a CIMD client, which is public.
+Status no_secret_for_cimd(const ClientCredentials& credentials) {
   if (credentials.method != ClientCredentials::Method::kNone &&
       cimd::looks_like_cimd_client_id(credentials.client_id)) {
     return invalid_client("this client is public and has no secret");
   }
+  return Status::ok();
+}
+
+// The credentials against the client they name, as looked up (nullptr: no such client): a
+// confidential client must present its secret, a public one none.
+Result<ClientInfo> check_credentials(const ClientCredentials& credentials,
+                                     const AuthenticatableClient* client) {
+  if (credentials.method != ClientCredentials::Method::kNone) {
+    // Public and CIMD clients have no secret, so they fail here too.
+    if (!secret_matches(client, credentials.client_secret)) {
+      return invalid_client("client authentication failed");
+    }
+    return client->info;
+  }
+  if (!client) return invalid_client("client authentication failed");
+  if (!client->info.is_public()) {
+    return invalid_client("this client must authenticate with its secret");
+  }
+  return client->info;
+}
+
+}  // namespace
+
+Result<ClientInfo> authenticate_client(server::Services& services,
+                                       const ClientCredentials& credentials, int64_t now,
+                                       ClientLookup lookup) {
+  PORTCULLIS_RETURN_IF_ERROR(no_secret_for_cimd(credentials));
   ClientCache* cache =
       lookup == ClientLookup::kWorkerCache ? &ClientCache::of_this_worker() : nullptr;
   const AuthenticatableClient* client = cache ? cache->find(credentials.client_id, now) : nullptr;
@@ -91,18 +120,33 @@ Result<ClientInfo> authenticate_client(server::Services& services,
       if (cache) cache->put(*loaded, now);
     }
   }
-  if (credentials.method != ClientCredentials::Method::kNone) {
-    // Public and CIMD clients have no secret, so they fail here too.
-    if (!secret_matches(client, credentials.client_secret)) {
-      return invalid_client("client authentication failed");
+  return check_credentials(credentials, client);
+}
+
+Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& services,
+                                                            const ClientCredentials& credentials,
+                                                            const std::string& code, int64_t now) {
+  if (code.empty() || cimd::looks_like_cimd_client_id(credentials.client_id)) {
+    // Nothing to read with the client (the grant will ask for the code), or a CIMD client,
+    // which is resolved through its metadata document: the code is read after it.
+    PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client, authenticate_client(services, credentials, now));
+    AuthenticatedWithCode out{std::move(client), std::nullopt};
+    if (code.empty()) return out;
+    auto stored = CodeStore(services.db).find(code);
+    if (stored) {
+      out.code = std::move(stored).value();
+    } else if (stored.status().code() != Code::kNotFound) {
+      return stored.status();
     }
-    return client->info;
+    return out;
   }
-  if (!client) return invalid_client("client authentication failed");
-  if (!client->info.is_public()) {
-    return invalid_client("this client must authenticate with its secret");
-  }
-  return client->info;
+  auto found = ClientStore(services.db).find_with_code(credentials.client_id, code);
+  if (!found && found.status().code() != Code::kNotFound) return found.status();
+  // The code is looked at only once the client is authenticated: a wrong secret is
+  // invalid_client whatever the code, and leaves the code as it was.
+  PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client,
+                              check_credentials(credentials, found ? &found->client : nullptr));
+  return AuthenticatedWithCode{std::move(client), std::move(found->code)};
 }
 
 Result<management::ApiClient> authenticate_api_client(store::Db& db,

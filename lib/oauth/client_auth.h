@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "clients/client_info.h"
@@ -17,6 +18,7 @@
 #include "http/response.h"
 #include "management/api_clients.h"
 #include "server/services.h"
+#include "tokens/codes.h"
 
 namespace portcullis::oauth {
 
@@ -44,6 +46,19 @@ enum class ClientLookup { kStore, kWorkerCache };
 Result<ClientInfo> authenticate_client(server::Services& services,
                                        const ClientCredentials& credentials, int64_t now,
                                        ClientLookup lookup = ClientLookup::kStore);
+
+// The client of a code exchange and the authorization code it presents (nullopt: no such code),
+// the code read in the same round trip as a registered client (ClientStore::find_with_code; a
+// CIMD client is resolved first and its code read after). The client is authenticated as
+// authenticate_client does, with the same failures, before the code is looked at: a failed
+// authentication is invalid_client whatever the code.
+struct AuthenticatedWithCode {
+  ClientInfo client;
+  std::optional<StoredCode> code;
+};
+Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& services,
+                                                            const ClientCredentials& credentials,
+                                                            const std::string& code, int64_t now);
 
 // A management API client, by its secret (Basic or post). Failures are Unauthenticated with
 // reason invalid_client; an unavailable store is Unavailable.

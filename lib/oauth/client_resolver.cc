@@ -2,6 +2,8 @@
 
 #include "cimd/resolve.h"
 #include "clients/clients.h"
+#include "core/ids.h"
+#include "tokens/consents.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -27,14 +29,47 @@ Result<ClientInfo> resolve_client(server::Services& services, const std::string&
 }
 
 Result<ResolvedClient> resolve_client_and_resource(server::Services& services,
-                                                   const std::string& client_id, int64_t now) {
+                                                   const std::string& client_id,
+                                                   const http::Request& request, int64_t now) {
   if (cimd::looks_like_cimd_client_id(client_id)) {
     PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client, resolve_client(services, client_id, now));
-    return ResolvedClient{std::move(client), std::nullopt};
+    return ResolvedClient{std::move(client), std::nullopt, false, std::nullopt};
   }
-  auto found = ClientStore(services.db).get_with_resource(client_id);
-  if (!found) return lookup_failed(found.status());
-  return ResolvedClient{std::move(found->first), std::move(found->second)};
+  if (!is_valid_id(client_id, "dcr_") && !is_valid_id(client_id, "cli_")) {
+    return lookup_failed(Status::not_found("no client " + client_id));
+  }
+  // The client, its resource, and the live session the cookie names (with its user) and that
+  // user's consent for the client and its resource: five primary-key lookups in one statement
+  // (the client and its resource as derived tables, which MariaDB merges). Without a session
+  // cookie the token's hash is NULL, which names no session.
+  const std::optional<std::string> token_hash =
+      identity::SessionStore(services.db, services.config).presented_token_hash(request);
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      services.db.query(
+          std::string("SELECT cl.*, r.*, ") + identity::kLiveSessionColumns +
+              ", cs.scopes FROM (SELECT " + kClientColumns +
+              " FROM oauth_clients WHERE id = ?) cl LEFT JOIN (SELECT " + kResourceColumns +
+              " FROM resources) r ON r.id = cl.resource_id LEFT JOIN (" +
+              identity::kLiveSessionTables + ") ON " + identity::kLiveSessionCondition +
+              " LEFT JOIN consents cs ON cs.user_id = s.user_id AND cs.client_key = ? AND "
+              "cs.resource_id = cl.resource_id",
+          {client_id, token_hash ? store::Value(*token_hash) : store::Value(nullptr), now,
+           ConsentStore::client_key(client_id)}));
+  if (rows.empty()) return lookup_failed(Status::not_found("no client " + client_id));
+  const store::Row& row = rows[0];
+  PORTCULLIS_ASSIGN_OR_RETURN(AuthenticatableClient client, client_from_row(row));
+  ResolvedClient out{std::move(client.info), std::nullopt, true, std::nullopt};
+  constexpr size_t kResourceAt = kClientColumnCount;
+  constexpr size_t kSessionAt = kResourceAt + kResourceColumnCount;
+  if (!row.is_null(kResourceAt)) {
+    PORTCULLIS_ASSIGN_OR_RETURN(out.resource, resource_from_row(row, kResourceAt));
+  }
+  if (!row.is_null(kSessionAt)) {
+    out.session =
+        identity::Session{row.str(kSessionAt), row.i64(kSessionAt + 1), row.opt(kSessionAt + 2)};
+  }
+  return out;
 }
 
 }  // namespace portcullis::oauth

@@ -118,9 +118,11 @@ Status revoke_with_event(server::Context& ctx, GrantStore& grants, const std::st
 
 }  // namespace
 
-Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
+Result<UserTokens> redeem_authorization_code(server::Context& ctx,
+                                             const AuthenticatedWithCode& exchange,
                                              const http::Form& form, int64_t now,
                                              const std::string& dpop_jkt) {
+  const ClientInfo& client = exchange.client;
   if (!client.allows_grant("authorization_code")) {
     return Status::invalid_argument("this client may not use the authorization code grant")
         .with_reason("unauthorized_client");
@@ -136,10 +138,10 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   CodeStore codes(services.db);
   GrantStore grants(services.db);
 
-  // Round trips: one read (the code, its user's state and its resource), then one CALL whose
-  // transaction claims the code and stores the grant, its refresh token and token.issued; the
-  // access token is signed before it, so no row stays locked across the signature. With the
-  // client's lookup (client_auth.h) an exchange is three round trips.
+  // Round trips: one read (the client, and the code with its user's state and its resource:
+  // authenticate_client_with_code), then one CALL whose transaction claims the code and stores
+  // the grant, its refresh token and token.issued; the access token is signed before it, so no
+  // row stays locked across the signature. An exchange is two round trips.
   auto replay = [&](const std::string& grant_id) -> Status {
     // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
     if (!grant_id.empty()) {
@@ -153,11 +155,8 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
     }
     return invalid_grant("the code was already used; tokens issued from it are revoked");
   };
-  auto stored = codes.find(code);
-  if (!stored) {
-    if (stored.status().code() == Code::kNotFound) return invalid_grant("unknown code");
-    return stored.status();
-  }
+  const std::optional<StoredCode>& stored = exchange.code;
+  if (!stored) return invalid_grant("unknown code");
   const CodeBinding& b = stored->binding;
   if (stored->used_at) return replay(stored->grant_id);
   if (stored->expires_at <= now) return invalid_grant("the code has expired");

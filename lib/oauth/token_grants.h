@@ -32,7 +32,11 @@ struct UserTokens {
 // REQUIRES: `client` authenticated. Errors carry the OAuth error as reason (invalid_grant,
 // invalid_request, invalid_target, invalid_scope). Records token.issued (and, on a replayed
 // code, token.revoked) on ctx.events.
-Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientInfo& client,
+//
+// `exchange` is the client with the form's `code` as read with it
+// (authenticate_client_with_code, client_auth.h).
+Result<UserTokens> redeem_authorization_code(server::Context& ctx,
+                                             const AuthenticatedWithCode& exchange,
                                              const http::Form& form, int64_t now,
                                              const std::string& dpop_jkt);
 // Records token.refreshed, or token.refresh_reuse_detected when a rotated-out token comes back.

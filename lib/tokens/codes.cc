@@ -32,30 +32,33 @@ Result<std::string> CodeStore::issue(const CodeBinding& b, int64_t now) {
   return code;
 }
 
+std::optional<StoredCode> stored_code_from_row(const store::Row& r, size_t at) {
+  if (r.is_null(at + 10)) return std::nullopt;  // expires_at: NOT NULL in every stored code
+  StoredCode out;
+  out.binding = CodeBinding{r.str(at),     r.str(at + 1), r.str(at + 2), r.str(at + 3),
+                            r.str(at + 4), r.str(at + 5), r.str(at + 6), r.i64(at + 7),
+                            r.str(at + 8), r.str(at + 9), r.str(at + 13)};
+  out.expires_at = r.i64(at + 10);
+  if (!r.is_null(at + 11)) out.used_at = r.i64(at + 11);
+  out.grant_id = r.str(at + 12);
+  if (!r.is_null(at + 14)) out.user_active = r.boolean(at + 14);
+  if (!r.is_null(at + 15)) {
+    out.resource = GrantResource{r.str(at + 15), r.str(at + 16), static_cast<int>(r.i64(at + 17)),
+                                 signing_alg_column(r.str(at + 18))};
+  }
+  return out;
+}
+
 Result<StoredCode> CodeStore::find(const std::string& code) {
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
-      db_.query("SELECT c.login_request_id, c.client_id, c.resource_id, c.redirect_uri, "
-                "c.code_challenge, c.scope, c.user_id, c.auth_time, c.organization_id, c.nonce, "
-                "c.expires_at, c.used_at, c.grant_id, c.dpop_jkt, u.active, r.id, r.server_url, "
-                "r.access_token_ttl_seconds, r.access_token_signing_alg FROM authorization_codes c "
-                "LEFT JOIN users u ON u.id "
-                "= c.user_id LEFT JOIN resources r ON r.id = c.resource_id WHERE c.code_hash = ?",
+      db_.query(std::string("SELECT ") + kStoredCodeColumns + " FROM authorization_codes c " +
+                    kStoredCodeJoins + " WHERE c.code_hash = ?",
                 {hash(code)}));
   if (rows.empty()) return Status::not_found("unknown authorization code");
-  const store::Row& r = rows[0];
-  StoredCode out;
-  out.binding = CodeBinding{r.str(0), r.str(1), r.str(2), r.str(3), r.str(4), r.str(5),
-                            r.str(6), r.i64(7), r.str(8), r.str(9), r.str(13)};
-  out.expires_at = r.i64(10);
-  if (!r.is_null(11)) out.used_at = r.i64(11);
-  out.grant_id = r.str(12);
-  if (!r.is_null(14)) out.user_active = r.boolean(14);
-  if (!r.is_null(15)) {
-    out.resource = GrantResource{r.str(15), r.str(16), static_cast<int>(r.i64(17)),
-                                 signing_alg_column(r.str(18))};
-  }
-  return out;
+  auto out = stored_code_from_row(rows[0]);
+  if (!out) return Status::internal("a stored authorization code has no expiry");
+  return std::move(out).value();
 }
 
 Result<bool> CodeStore::claim(const std::string& code, const std::string& grant_id, int64_t now) {

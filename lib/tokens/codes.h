@@ -41,6 +41,20 @@ struct StoredCode {
   std::optional<GrantResource> resource;
 };
 
+// CodeStore::find's read as part of a larger one (ClientStore::find_with_code reads the code with
+// the client that presents it): the columns it selects of the code `c`, its user `u` and its
+// resource `r`, and the joins of `u` and `r` to `c`.
+inline constexpr const char* kStoredCodeColumns =
+    "c.login_request_id, c.client_id, c.resource_id, c.redirect_uri, c.code_challenge, c.scope, "
+    "c.user_id, c.auth_time, c.organization_id, c.nonce, c.expires_at, c.used_at, c.grant_id, "
+    "c.dpop_jkt, u.active, r.id, r.server_url, r.access_token_ttl_seconds, "
+    "r.access_token_signing_alg";
+inline constexpr const char* kStoredCodeJoins =
+    "LEFT JOIN users u ON u.id = c.user_id LEFT JOIN resources r ON r.id = c.resource_id";
+// The code read from kStoredCodeColumns at `first`; nullopt when there is none (the columns of a
+// LEFT JOIN that found no code).
+std::optional<StoredCode> stored_code_from_row(const store::Row& row, size_t first = 0);
+
 class CodeStore {
  public:
   explicit CodeStore(store::Db& db) : db_(db) {}

@@ -19,7 +19,8 @@ class ConsentStore {
   Result<bool> covers(const std::string& user_id, const std::string& client_id,
                       const std::string& resource_id, const std::vector<std::string>& scopes);
 
-  // For a read of another store that joins consents (identity::SessionStore::current): the
+  // For a read of another store that joins consents (identity::SessionStore::current,
+  // oauth::resolve_client_and_resource): the
   // value of consents.client_key for a client, and whether a consent row's `scopes` as read
   // (nullopt: no row, never consented, even to nothing) covers `scopes`.
   static std::string client_key(const std::string& client_id);

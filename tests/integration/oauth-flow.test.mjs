@@ -351,6 +351,48 @@ test('confidential clients must authenticate; grant types outside OAuth 2.1 are 
   assertOAuthError(assert, await http('/oauth/token', { method: 'POST', form: { grant_type: 'password', username: 'a', password: 'b', client_id: publicClient.client_id } }), 400, 'unsupported_grant_type');
 });
 
+test('code exchange: the client is authenticated before its code is looked at; a failed authentication leaves the code usable', async () => {
+  const a = await authorizeInteractively(confidentialClient, { scope: 'todo:read' });
+  const form = (extra = {}) => ({ grant_type: 'authorization_code', code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, ...extra });
+  const token = (body, headers = {}) => http('/oauth/token', { method: 'POST', form: body, headers });
+  // A wrong secret is invalid_client whatever the code: with the right code, with an unknown one.
+  for (const code of [a.code, 'not-a-code']) {
+    const basicWrong = await token(form({ code }), { authorization: basic(confidentialClient.client_id, 'wrong') });
+    assertOAuthError(assert, basicWrong, 401, 'invalid_client');
+    assert.match(basicWrong.headers.get('www-authenticate'), /^Basic/);
+    const postWrong = await token(form({ code, client_id: confidentialClient.client_id, client_secret: 'wrong' }));
+    assertOAuthError(assert, postWrong, 401, 'invalid_client');
+    assert.equal(postWrong.headers.get('www-authenticate'), null);
+  }
+  // A client that does not exist, well-formed or not, with the right code.
+  for (const id of ['dcr_00000000000000000000000000', 'cli_00000000000000000000000000', 'no-such-client']) {
+    assertOAuthError(assert, await token(form({ client_id: id })), 401, 'invalid_client');
+    assertOAuthError(assert, await token(form(), { authorization: basic(id, confidentialClient.client_secret) }), 401, 'invalid_client');
+  }
+  // Another confidential client of the resource, properly authenticated: the code is not its own.
+  const other = await register(R1, { client_name: `Other server ${uniq()}`, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' });
+  const stolen = await token(form(), { authorization: basic(other.client_id, other.client_secret) });
+  assertOAuthError(assert, stolen, 400, 'invalid_grant');
+  assert.equal(stolen.json.access_token, undefined);
+  // The rightful client with an unknown code: invalid_grant, not invalid_client.
+  assertOAuthError(assert, await token(form({ code: 'not-a-code' }), { authorization: basic(confidentialClient.client_id, confidentialClient.client_secret) }), 400, 'invalid_grant');
+  // None of the above burned the code.
+  const good = await exchange(confidentialClient, a.code, a.verifier, {}, 'basic');
+  assert.equal(good.status, 200, good.text);
+  assert.equal((await introspect(good.json.access_token)).json.active, true);
+  // Its replay by the other client is invalid_grant and revokes what the code gave.
+  assertOAuthError(assert, await token(form(), { authorization: basic(other.client_id, other.client_secret) }), 400, 'invalid_grant');
+  assert.deepEqual((await introspect(good.json.access_token)).json, { active: false });
+});
+
+test('code exchange: a deleted client\'s live code is refused with invalid_client', async () => {
+  const client = await register(R1, { client_name: `Doomed ${uniq()}`, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post' });
+  const a = await authorizeInteractively(client, { scope: 'todo:read' });
+  assert.equal((await api('DELETE', `/api/v1/resources/${R1.id}/clients/${client.client_id}`)).status, 204);
+  const r = await http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, client_id: client.client_id, client_secret: client.client_secret } });
+  assertOAuthError(assert, r, 401, 'invalid_client');
+});
+
 test('revocation (RFC 7009) and introspection (RFC 7662)', async () => {
   const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
   const t = (await exchange(publicClient, a.code, a.verifier)).json;
