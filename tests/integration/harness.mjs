@@ -26,6 +26,8 @@ export const baseUrl = env.PORTCULLIS_BASE_URL;
 export const varDir = process.env.PORTCULLIS_VAR_DIR ?? path.dirname(envFile);
 export const configFile = path.join(varDir, 'portcullis.conf');
 export const buildDir = process.env.PORTCULLIS_BUILD_DIR ?? path.join(repoDir, 'build', 'test');
+// The binaries the stack runs (scripts/test: PORTCULLIS_TEST_BIN_DIR, by default the build's).
+export const binDir = process.env.PORTCULLIS_BIN_DIR ?? path.join(buildDir, 'handlers');
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -68,7 +70,7 @@ export async function managementToken(id = env.PORTCULLIS_CLIENT_ID, secret = en
 
 // Runs the `portcullis` CLI against the test stack's config.
 export function cli(...args) {
-  return execFileSync(path.join(buildDir, 'handlers', 'portcullis'), ['--config', configFile, ...args], {
+  return execFileSync(path.join(binDir, 'portcullis'), ['--config', configFile, ...args], {
     encoding: 'utf8',
   });
 }
