@@ -118,14 +118,17 @@ Result<Page<store::Row>> fetch_page(store::Db& db, const KeysetQuery& q, const P
   const std::string sql = "SELECT " + q.time_column + ", " + q.id_column + ", " + q.columns +
                           " FROM " + q.from + where + " ORDER BY " + q.time_column + order + ", " +
                           q.id_column + order + " LIMIT ?";
-  // A page after the first is read by a statement prepared for it (Db::query_once): MariaDB
-  // 10.11 plans a kept statement's later executions as if the listing's index (type, subject or
-  // parent first, then the keyset pair) did not hold the columns it reads, and then reads it
-  // through its first column from the newest entry, testing the keyset condition on each: a
-  // page 100 pages deep read 10,051 index entries instead of 51 (bench/README.md, "The typed
-  // deep page"). One round trip more per page; the first page has no keyset condition.
+  // A filtered page after the first is read by a statement prepared for it (Db::query_once):
+  // MariaDB 10.11 plans a kept statement's later executions as if the listing's index (type,
+  // subject or parent first, then the keyset pair) did not hold the columns it reads, and then
+  // reads it through its first column from the newest entry, testing the keyset condition on
+  // each: a page 100 pages deep read 10,051 index entries instead of 51 (bench/README.md, "The
+  // typed deep page"). That costs one round trip more per page, so only where it is needed: the
+  // first page has no keyset condition, and an unfiltered listing's index starts with the
+  // keyset pair itself.
+  const bool fresh_plan = keyset && !q.where.empty();
   PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
-                              keyset ? db.query_once(sql, params) : db.query(sql, params));
+                              fresh_plan ? db.query_once(sql, params) : db.query(sql, params));
   bool more_ahead = rows.size() > static_cast<size_t>(request.page_size);
   if (more_ahead) rows.pop_back();
   if (direction == Direction::kBackward) std::reverse(rows.begin(), rows.end());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/ids.h"
@@ -1079,17 +1080,19 @@ Result<store::Rows> ScimStore::list_rows(const ListQuery& q, const std::string& 
                      p);
   };
   // A first page that is not full is the whole list: its size is the total, no count needed
-  // (Entra looks groups up by `displayName eq "…"`).
+  // (Entra looks groups up by `displayName eq "…"`). A full one is kept for after the count.
+  std::optional<store::Rows> first;
   if (q.start_index == 1 && count > 0) {
-    PORTCULLIS_ASSIGN_OR_RETURN(store::Rows first, page());
-    if (static_cast<int64_t>(first.size()) < count) {
-      total = static_cast<int64_t>(first.size());
-      return first;
+    PORTCULLIS_ASSIGN_OR_RETURN(first, page());
+    if (static_cast<int64_t>(first->size()) < count) {
+      total = static_cast<int64_t>(first->size());
+      return std::move(*first);
     }
   }
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows counted, db_.query("SELECT COUNT(*) FROM " + from + " WHERE " + where, params));
   total = counted.empty() ? 0 : counted[0].i64(0);
+  if (first) return std::move(*first);
   if (count <= 0 || q.start_index > total) return store::Rows{};
   return page();
 }
