@@ -120,23 +120,25 @@ class AuthorizationFlow final : public LoginFlow {
   Result<http::Response> continue_after_sign_in(server::Context& ctx,
                                                 const LoginRequest& request) override {
     if (request.user_id.empty()) return Status::failed_precondition("nobody has signed in yet");
-    // The admin portal is first-party: signing in is all it asks, there is nothing to consent to.
-    if (is_portal(request)) return issue_code_and_redirect(ctx, request);
-    ConsentStore consents(services_.db);
-    PORTCULLIS_ASSIGN_OR_RETURN(bool covered, consents.covers(request.user_id, request.client_id,
-                                                              request.resource_id, request.scopes));
-    if (covered && !prompt_has(request.prompt, "consent")) {
-      return issue_code_and_redirect(ctx, request);
-    }
+    PORTCULLIS_ASSIGN_OR_RETURN(bool ask, must_ask_consent(request));
+    if (!ask) return issue_code_and_redirect(ctx, request);
     if (prompt_has(request.prompt, "none")) {
       PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, unix_now()));
-      return redirect_error(request.redirect_uri, "consent_required",
-                            "the user has not consented to these scopes", request.state,
-                            issuer_of(request));
+      return consent_required(request);
     }
-    return http::Response::see_other(
-        services_.config.base_url +
-        "/oauth/consent?login_request_id=" + http::url_encode(request.id));
+    return consent_page(request);
+  }
+
+  // The authorization request of a browser that is already signed in (authorize()), not yet
+  // stored. Stored only if it has to wait for the user's consent: with a remembered consent
+  // that covers it the code is issued at once, and prompt=none without one fails at once, so
+  // neither writes a login request nobody would come back for (two round trips fewer).
+  Result<http::Response> continue_signed_in(LoginRequest& request) {
+    PORTCULLIS_ASSIGN_OR_RETURN(bool ask, must_ask_consent(request));
+    if (!ask) return issue_code(request, unix_now());
+    if (prompt_has(request.prompt, "none")) return consent_required(request);
+    PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).create(request, unix_now()));
+    return consent_page(request);
   }
 
   Result<http::Response> finish_with_consent(server::Context& ctx, const LoginRequest& request,
@@ -144,25 +146,30 @@ class AuthorizationFlow final : public LoginFlow {
     if (request.user_id.empty()) return Status::failed_precondition("nobody has signed in yet");
     if (is_portal(request)) return continue_after_sign_in(ctx, request);
     if (!allow) {
-      PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, unix_now()));
       events::Event e = ctx.event(events::type::kConsentDenied);
       e.user_id = request.user_id;
       e.client_id = request.client_id;
       e.resource_id = request.resource_id;
-      ctx.events.add(std::move(e));
+      PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
+          [&] { return LoginRequestStore(services_.db).complete(request.id, unix_now()); },
+          std::move(e)));
       return redirect_error(request.redirect_uri, "access_denied", "the user denied access",
                             request.state, issuer_of(request));
     }
     ConsentStore consents(services_.db);
-    PORTCULLIS_RETURN_IF_ERROR(
-        consents.remember(request.user_id, request.client_id, request.resource_id, request.scopes));
     events::Event e = ctx.event(events::type::kConsentGranted);
     e.user_id = request.user_id;
     e.client_id = request.client_id;
     e.resource_id = request.resource_id;
     e.data["scopes"] = Json::Value(Json::arrayValue);
     for (const auto& s : request.scopes) e.data["scopes"].append(s);
-    ctx.events.add(std::move(e));
+    // The consent and consent.granted in one transaction (docs/events.md, "Recording").
+    PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
+        [&] {
+          return consents.remember(request.user_id, request.client_id, request.resource_id,
+                                   request.scopes);
+        },
+        std::move(e)));
     return issue_code_and_redirect(ctx, request);
   }
 
@@ -176,10 +183,39 @@ class AuthorizationFlow final : public LoginFlow {
     return services_.config.base_url + "/resources/" + request.resource_id;
   }
 
+  // False when the user has nothing to consent to: the admin portal is first-party (signing in
+  // is all it asks), or a remembered consent covers the scopes and prompt is not "consent".
+  Result<bool> must_ask_consent(const LoginRequest& request) {
+    if (is_portal(request)) return false;
+    if (prompt_has(request.prompt, "consent")) return true;
+    ConsentStore consents(services_.db);
+    PORTCULLIS_ASSIGN_OR_RETURN(bool covered, consents.covers(request.user_id, request.client_id,
+                                                              request.resource_id, request.scopes));
+    return !covered;
+  }
+
+  http::Response consent_required(const LoginRequest& request) const {
+    return redirect_error(request.redirect_uri, "consent_required",
+                          "the user has not consented to these scopes", request.state,
+                          issuer_of(request));
+  }
+
+  http::Response consent_page(const LoginRequest& request) const {
+    return http::Response::see_other(
+        services_.config.base_url +
+        "/oauth/consent?login_request_id=" + http::url_encode(request.id));
+  }
+
   Result<http::Response> issue_code_and_redirect(server::Context&, const LoginRequest& request) {
     int64_t now = unix_now();
     // Completing first makes a double-submitted form fail instead of minting a second code.
     PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).complete(request.id, now));
+    return issue_code(request, now);
+  }
+
+  // The code, and the 303 that carries it back to the client. request.id is empty when the
+  // request was never stored (continue_signed_in).
+  Result<http::Response> issue_code(const LoginRequest& request, int64_t now) {
     CodeBinding binding;
     binding.login_request_id = request.id;
     binding.client_id = request.client_id;
@@ -360,12 +396,9 @@ Result<http::Response> authorize(server::Context& ctx) {
   } else if (prompt_has(prompt, "none")) {
     return fail("login_required", "the user is not signed in");
   }
+  if (!login.user_id.empty()) return AuthorizationFlow(ctx.services).continue_signed_in(login);
   LoginRequestStore store(ctx.services.db);
   PORTCULLIS_RETURN_IF_ERROR(store.create(login, now));
-  if (!login.user_id.empty()) {
-    AuthorizationFlow flow(ctx.services);
-    return flow.continue_after_sign_in(ctx, login);
-  }
   return http::Response::see_other(ctx.services.config.base_url +
                                    "/oauth/login?login_request_id=" + http::url_encode(login.id));
 }

@@ -1,5 +1,7 @@
 #include "client_register.h"
 
+#include <optional>
+
 #include "clients/clients.h"
 #include "clients/resources.h"
 #include "core/time.h"
@@ -34,17 +36,19 @@ Result<http::Response> client_register(Context& ctx) {
     return Status::invalid_argument(body.status().message()).with_reason("invalid_client_metadata");
   }
   oauth::ClientStore clients(ctx.services.db);
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      oauth::RegisteredClient client,
-      clients.register_from_request(oauth::ClientInfo::Kind::kDcr, resource, *body));
+  // The client and client.registered in one transaction (docs/events.md, "Recording").
+  std::optional<oauth::RegisteredClient> client;
+  PORTCULLIS_RETURN_IF_ERROR(ctx.services.db.transaction([&]() -> Status {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        client, clients.register_from_request(oauth::ClientInfo::Kind::kDcr, resource, *body));
+    events::Event e = ctx.event(events::type::kClientRegistered);
+    e.resource_id = resource.id;
+    e.client_id = client->client_id;
+    e.data = oauth::registration_event_data(*client);
+    return ctx.write_event(std::move(e));
+  }));
 
-  events::Event e = ctx.event(events::type::kClientRegistered);
-  e.resource_id = resource.id;
-  e.client_id = client.client_id;
-  e.data = oauth::registration_event_data(client);
-  ctx.events.add(std::move(e));
-
-  http::Response r = http::Response::json(201, oauth::registration_response(client));
+  http::Response r = http::Response::json(201, oauth::registration_response(*client));
   r.set_header("Cache-Control", "no-store");  // it may carry a client secret
   r.set_header("Pragma", "no-cache");
   return r;

@@ -178,13 +178,19 @@ Result<http::Response> start_session(server::Context& ctx, SigninDeps& deps,
                         .link(user.id, identity::Identity{"email", email, "email", "", ""});
     if (!linked.is_ok() && linked.code() != Code::kAlreadyExists) return linked;
   }
-  identity::SessionStore sessions(ctx.services.db, ctx.services.config);
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user.id, now, ctx.request, now));
-  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user.id, now);
   events::Event e = login_event(ctx, login, events::type::kUserLoginSucceeded, user.id);
   e.data["method"] = method;
   add_event_data(e, event_data);
-  ctx.events.add(std::move(e));
+  identity::SessionStore sessions(ctx.services.db, ctx.services.config);
+  std::string cookie;
+  // The session and user.login.succeeded in one transaction (docs/events.md, "Recording").
+  PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
+      [&]() -> Status {
+        PORTCULLIS_ASSIGN_OR_RETURN(cookie, sessions.create(user.id, now, ctx.request, now));
+        return Status::ok();
+      },
+      std::move(e)));
+  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user.id, now);
   // The user is signed in whatever the flow says next: the cookie goes out with any answer.
   http::Response response = next ? std::move(next).value() : pages::status_page(next.status());
   response.headers.emplace_back("Set-Cookie", std::move(cookie));

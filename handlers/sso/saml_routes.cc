@@ -110,7 +110,6 @@ Result<http::Response> unsolicited(Context& ctx, Result<sso::Connection>& connec
                   "the sign-in method is not allowed");
   }
   identity::SessionStore sessions(ctx.services.db, ctx.services.config);
-  PORTCULLIS_ASSIGN_OR_RETURN(std::string cookie, sessions.create(user->id, now, ctx.request, now));
   events::Event e = ctx.event(events::type::kUserLoginSucceeded);
   e.user_id = user->id;
   e.organization_id = org;
@@ -118,7 +117,14 @@ Result<http::Response> unsolicited(Context& ctx, Result<sso::Connection>& connec
   e.data["connection_id"] = connection->id;
   e.data["connection_type"] = "saml";
   e.data["idp_initiated"] = true;
-  ctx.events.add(std::move(e));
+  std::string cookie;
+  // The session and user.login.succeeded in one transaction (docs/events.md, "Recording").
+  PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
+      [&]() -> Status {
+        PORTCULLIS_ASSIGN_OR_RETURN(cookie, sessions.create(user->id, now, ctx.request, now));
+        return Status::ok();
+      },
+      std::move(e)));
   http::Response r = http::Response::see_other("/sso/saml/signed-in");
   r.headers.emplace_back("Set-Cookie", std::move(cookie));
   return r;

@@ -1,5 +1,8 @@
 // portcullis-webhooks: the webhook delivery process (lib/webhooks/delivery.h, docs/events.md),
-// and the background process of work no request may do itself: each round also runs a slice of
+// and the background process of work no request may do itself. Each round first fans out the
+// events the oauth and sso workers wrote with their changes and marked in event_outbox
+// (events::EventStore::fan_out: their deliveries and their types' counts), then delivers. It
+// also runs a slice of
 // a queued SCIM group → role re-evaluation (scim::run_role_job, docs/scim.md §6) and, at most
 // once a second while there is none to do, a hop of a growing directory's list checkpoints
 // (scim::run_checkpoint_job, docs/scim.md §7).
@@ -18,6 +21,7 @@
 
 #include "config/config.h"
 #include "crypto/aead.h"
+#include "events/event_store.h"
 #include "events/recorder.h"
 #include "log/log.h"
 #include "scim/scim_store.h"
@@ -27,6 +31,10 @@
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
+
+// Marked events fanned out per transaction, and transactions per round at most.
+constexpr int64_t kFanOutBatch = 500;
+constexpr int kFanOutBatchesPerRound = 8;
 
 void on_signal(int) {
   g_stop = 1;
@@ -79,6 +87,18 @@ int main(int argc, char** argv) {
   int64_t backoff_ms = config.webhooks.poll_ms;
   auto next_checkpoint_job = std::chrono::steady_clock::now();
   while (!g_stop) {
+    // Several processes share the marks through SKIP LOCKED; a full batch means more wait, so
+    // the round does not nap. Bounded per round, so deliveries keep flowing under a burst.
+    bool more_marked = false;
+    for (int batches = 0; batches < kFanOutBatchesPerRound && !g_stop; ++batches) {
+      auto fanned = events::EventStore(db).fan_out(kFanOutBatch);
+      if (!fanned) {
+        log::warn("event fan-out failed", {{"error", fanned.status().to_string()}});
+        break;
+      }
+      more_marked = *fanned == kFanOutBatch;
+      if (!more_marked) break;
+    }
     auto round = deliverer.run_once(recorder);
     auto roles = scim::run_role_job(db);
     if (!roles)
@@ -105,7 +125,7 @@ int main(int argc, char** argv) {
       continue;
     }
     backoff_ms = config.webhooks.poll_ms;
-    if (*round == 0 && !scim_pending) nap(config.webhooks.poll_ms);
+    if (*round == 0 && !scim_pending && !more_marked) nap(config.webhooks.poll_ms);
   }
   if (!recorder.empty()) (void)recorder.flush(db);
   log::info("webhook delivery stopped");

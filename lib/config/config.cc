@@ -198,6 +198,10 @@ Result<Config> from_settings(const Settings& s) {
                               parse_int(s, "PORTCULLIS_KEYRING_REFRESH_SECONDS", 30, 1, 3600));
   PORTCULLIS_ASSIGN_OR_RETURN(c.worker_busy_limit_ms,
                               parse_int(s, "PORTCULLIS_WORKER_BUSY_LIMIT_MS", 10000, 0, 3600000));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.fastcgi_keepalive_idle_ms,
+                              parse_int(s, "PORTCULLIS_FASTCGI_KEEPALIVE_IDLE_MS", 3000, 0, 60000));
+  PORTCULLIS_ASSIGN_OR_RETURN(c.fastcgi_max_connections,
+                              parse_int(s, "PORTCULLIS_FASTCGI_MAX_CONNECTIONS", 64, 1, 4096));
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.validator_denylist_sync_ms,
       parse_int(s, "PORTCULLIS_VALIDATOR_DENYLIST_SYNC_MS", 1000, 100, 60000));

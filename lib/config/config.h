@@ -35,6 +35,13 @@ struct Config {
   // The master's watchdog: a worker busy on one request longer than this is killed and
   // replaced (runtime/watchdog.h). 0 = off.
   int64_t worker_busy_limit_ms = 10000;
+  // Kept-alive FastCGI (docs/operations.md, "Kept-alive FastCGI"): how long a worker keeps a
+  // connection nginx asked it to keep (FCGI_KEEP_CONN) without a request before closing it. Must
+  // exceed nginx's upstream keepalive_timeout, so that nginx, not the worker, closes an idle
+  // connection. 0 = close after every request.
+  int64_t fastcgi_keepalive_idle_ms = 3000;
+  // Connections one worker holds at once (runtime/fastcgi_loop.h ServeOptions::max_connections).
+  int64_t fastcgi_max_connections = 64;
   std::string log_level = "info";
   std::string mode = "production";  // or "local" (mail to the outbox, relaxed checks for dev)
   std::string var_dir;              // local mode: where the outbox and runtime files live

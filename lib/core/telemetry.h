@@ -36,6 +36,11 @@ enum class Counter : uint32_t {
   // Worker pools (lib/runtime/master.cc).
   kWorkerStarts,
   kWorkerDeaths,  // workers that exited without being asked to
+  // FastCGI connections (lib/runtime/fastcgi_loop.cc): fewer than requests when nginx keeps
+  // connections alive; idle closes are kept-alive connections the worker dropped itself after
+  // PORTCULLIS_FASTCGI_KEEPALIVE_IDLE_MS (0 when nginx's keepalive_timeout is the shorter).
+  kFastcgiConnections,
+  kFastcgiIdleCloses,
   // SCIM (handlers/scim): operations answered 2xx.
   kScimCreates,
   kScimReplaces,
@@ -59,7 +64,7 @@ inline constexpr uint64_t kLatencyBucketsMicros[] = {
 inline constexpr size_t kLatencyBuckets = sizeof(kLatencyBucketsMicros) / sizeof(uint64_t) + 1;
 
 inline constexpr uint64_t kMagic = 0x50434d4554524943ULL;  // "PCMETRIC"
-inline constexpr uint32_t kLayoutVersion = 1;
+inline constexpr uint32_t kLayoutVersion = 2;
 
 // The shared block. Only lock-free atomics (checked below), so processes can share it.
 struct Block {

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 
 #include "core/ids.h"
 #include "core/rfc3339.h"
 #include "core/time.h"
+#include "events/delivery_store.h"
 #include "events/types.h"
 #include "format/json.h"
 #include "paging/counter.h"
@@ -53,6 +55,34 @@ void set_text(Json::Value& v, const char* key, const store::Row& row, size_t i) 
   if (!row.is_null(i) && !row.str(i).empty()) v[key] = row.str(i);
 }
 
+// Each type's count (total_size of GET /api/v1/events), moved by the events a transaction
+// inserts, fans out or prunes: one add_to_count per type, whatever the number of events.
+class TypeCounts {
+ public:
+  void add(const std::string& type, const std::string& id) {
+    auto& [first_id, n] = by_type_[type];
+    if (first_id.empty()) first_id = id;
+    ++n;
+  }
+  Status apply(store::Db& db, int64_t sign) const {
+    for (const auto& [type, counted] : by_type_) {
+      PORTCULLIS_RETURN_IF_ERROR(
+          paging::add_to_count(db, count_scope(type), counted.first, sign * counted.second));
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::map<std::string, std::pair<std::string, int64_t>> by_type_;  // type → (an id, count)
+};
+
+// The counts of rows of (id, type), moved by `sign`.
+Status count_rows(store::Db& db, const store::Rows& id_type, int64_t sign) {
+  TypeCounts counts;
+  for (const store::Row& r : id_type) counts.add(r.str(1), r.str(0));
+  return counts.apply(db, sign);
+}
+
 }  // namespace
 
 std::string count_scope(std::string_view type) {
@@ -63,12 +93,28 @@ Result<int64_t> count_of_types(store::Db& db, const std::vector<std::string>& ty
   if (types.empty()) return 0;
   store::Params params;
   for (const std::string& t : types) params.emplace_back(count_scope(t));
-  const std::string list = store::in_list(params, types.size());
+  const std::string scopes = store::in_list(params, types.size());
+  for (const std::string& t : types) params.emplace_back(t);
+  const std::string marked = store::in_list(params, types.size());
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
-      db.query("SELECT COALESCE(SUM(n), 0) FROM listing_counts WHERE scope IN (" + list + ")",
+      db.query("SELECT (SELECT COALESCE(SUM(n), 0) FROM listing_counts WHERE scope IN (" + scopes +
+                   ")) + (SELECT COUNT(*) FROM event_outbox WHERE type IN (" + marked + "))",
                params));
   return rows.empty() ? 0 : rows[0].i64(0);
+}
+
+store::Params event_row(const Event& e) {
+  return {e.id,
+          e.type,
+          e.occurred_at,
+          optional_text(e.organization_id),
+          optional_text(e.user_id),
+          optional_text(e.resource_id),
+          optional_text(e.client_id),
+          optional_text(e.ip),
+          optional_text(e.user_agent.substr(0, 512)),
+          json::write(e.data)};
 }
 
 Result<EventFilter> parse_event_filter(const http::Form& query) {
@@ -161,30 +207,43 @@ Status EventStore::insert(std::span<const Event> events) {
       "INSERT INTO events (id, type, occurred_at, organization_id, user_id, resource_id, "
       "client_id, ip, user_agent, data) VALUES ",
       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", events.size(), [&](size_t i, store::Params& params) {
-        const Event& e = events[i];
-        params.emplace_back(e.id);
-        params.emplace_back(e.type);
-        params.emplace_back(e.occurred_at);
-        params.push_back(optional_text(e.organization_id));
-        params.push_back(optional_text(e.user_id));
-        params.push_back(optional_text(e.resource_id));
-        params.push_back(optional_text(e.client_id));
-        params.push_back(optional_text(e.ip));
-        params.push_back(optional_text(e.user_agent.substr(0, 512)));
-        params.emplace_back(json::write(e.data));
+        store::Params row = event_row(events[i]);
+        params.insert(params.end(), std::make_move_iterator(row.begin()),
+                      std::make_move_iterator(row.end()));
       }));
-  // Each type's count (total_size of GET /api/v1/events) moves in the same transaction.
-  std::map<std::string_view, std::pair<std::string_view, int64_t>> by_type;  // → (an id, count)
-  for (const Event& e : events) {
-    auto& [id, count] = by_type[e.type];
-    if (id.empty()) id = e.id;
-    ++count;
-  }
-  for (const auto& [type, counted] : by_type) {
+  // Each type's count moves in the same transaction.
+  TypeCounts counts;
+  for (const Event& e : events) counts.add(e.type, e.id);
+  return counts.apply(db_, 1);
+}
+
+Status EventStore::record(const Event& event) {
+  store::Params params = event_row(event);
+  params.resize(params.size() + 5, nullptr);  // no refresh token
+  return db_.execute(kRecordEventCall, params).status();
+}
+
+Result<int64_t> EventStore::fan_out(int64_t batch) {
+  int64_t n = 0;
+  PORTCULLIS_RETURN_IF_ERROR(db_.transaction([&]() -> Status {
+    n = 0;
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        store::Rows marked,
+        db_.query("SELECT event_id, type FROM event_outbox ORDER BY event_id LIMIT ? "
+                  "FOR UPDATE SKIP LOCKED",
+                  {batch}));
+    if (marked.empty()) return Status::ok();
+    store::Params ids;
+    for (const store::Row& r : marked) ids.emplace_back(r.str(0));
+    PORTCULLIS_RETURN_IF_ERROR(DeliveryStore(db_).enqueue(ids));
+    PORTCULLIS_RETURN_IF_ERROR(count_rows(db_, marked, 1));
+    const std::string list = store::in_list(ids, marked.size());
     PORTCULLIS_RETURN_IF_ERROR(
-        paging::add_to_count(db_, count_scope(type), counted.first, counted.second));
-  }
-  return Status::ok();
+        db_.execute("DELETE FROM event_outbox WHERE event_id IN (" + list + ")", ids).status());
+    n = static_cast<int64_t>(marked.size());
+    return Status::ok();
+  }));
+  return n;
 }
 
 Result<paging::Page<store::Row>> EventStore::list(const EventFilter& f,
@@ -339,27 +398,19 @@ Result<int64_t> EventStore::prune_before(const std::string& cutoff, int batch) {
     PORTCULLIS_RETURN_IF_ERROR(db_.transaction([&]() -> Status {
       PORTCULLIS_ASSIGN_OR_RETURN(
           store::Rows rows,
-          db_.query("SELECT id, type FROM events WHERE occurred_at < ? ORDER BY occurred_at, id "
+          // An event still marked in event_outbox is not counted yet: it waits for its fan-out.
+          db_.query("SELECT id, type FROM events WHERE occurred_at < ? AND NOT EXISTS (SELECT 1 "
+                    "FROM event_outbox o WHERE o.event_id = events.id) ORDER BY occurred_at, id "
                     "LIMIT ? FOR UPDATE",
                     {cutoff, static_cast<int64_t>(batch)}));
       n = static_cast<int64_t>(rows.size());
       if (rows.empty()) return Status::ok();
       store::Params ids;
-      std::map<std::string, std::pair<std::string, int64_t>> by_type;  // type → (an id, count)
-      for (const store::Row& r : rows) {
-        ids.emplace_back(r.str(0));
-        auto& [id, count] = by_type[r.str(1)];
-        if (id.empty()) id = r.str(0);
-        ++count;
-      }
+      for (const store::Row& r : rows) ids.emplace_back(r.str(0));
       const std::string list = store::in_list(ids, ids.size());
       PORTCULLIS_RETURN_IF_ERROR(
           db_.execute("DELETE FROM events WHERE id IN (" + list + ")", ids).status());
-      for (const auto& [type, counted] : by_type) {
-        PORTCULLIS_RETURN_IF_ERROR(
-            paging::add_to_count(db_, count_scope(type), counted.first, -counted.second));
-      }
-      return Status::ok();
+      return count_rows(db_, rows, -1);
     }));
     total += n;
     if (n < batch) return total;

@@ -45,10 +45,23 @@ paging::Listing event_listing(const EventFilter& filter);
 Json::Value event_json(const store::Row& row);
 
 // The listing_counts scope (paging/counter.h) of one type's events: the Recorder adds to it in
-// the transaction that inserts them, EventStore::prune_before takes from it.
+// the transaction that inserts them, EventStore::fan_out when it fans marked events out
+// (event_outbox, below), EventStore::prune_before takes from it.
 std::string count_scope(std::string_view type);
-// The number of stored events of these types, from their counts.
+// The number of stored events of these types: their counts plus the events marked in
+// event_outbox that are not counted yet (one statement, so a fan-out moving events from one to
+// the other is never seen half done).
 Result<int64_t> count_of_types(store::Db& db, const std::vector<std::string>& types);
+
+// A stamped event's row of `events` as ten values, in the column order of EventStore::insert and
+// of the stored procedure portcullis_record_event (sql/0090_event_outbox.sql): id, type,
+// occurred_at, organization_id, user_id, resource_id, client_id, ip, user_agent, data.
+store::Params event_row(const Event& event);
+// The CALL of portcullis_record_event: event_row()'s ten values, then a refresh token's five
+// (token_hash, grant_id, parent_hash, create_time, expires_at; all NULL for none), which only
+// the refresh tokens' store (lib/tokens/grants.cc) passes.
+inline constexpr const char* kRecordEventCall =
+    "CALL portcullis_record_event(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 class EventStore {
  public:
@@ -57,6 +70,18 @@ class EventStore {
   // Inserts stamped events (ids and times set) in one multi-row INSERT and adds them to their
   // types' counts. Runs in the caller's transaction (the Recorder's).
   Status insert(std::span<const Event> events);
+
+  // The transactional outbox of the hot path (docs/events.md, "Recording"): writes one stamped
+  // event and its mark in event_outbox in one round trip (CALL portcullis_record_event), in the
+  // caller's transaction when there is one (the change the event describes), in one of its own
+  // otherwise. Its deliveries and its type's count are left to fan_out().
+  Status record(const Event& event);
+
+  // Fans out up to `batch` marked events (oldest first), in one transaction: claims their marks
+  // with SELECT … FOR UPDATE SKIP LOCKED (several delivery processes may run), queues their
+  // webhook deliveries (DeliveryStore::enqueue), adds them to their types' counts and deletes
+  // the marks. Returns how many. Run by the delivery process (portcullis-webhooks).
+  Result<int64_t> fan_out(int64_t batch);
 
   // Newest first, keyset pages (contract §8); rows for event_json().
   Result<paging::Page<store::Row>> list(const EventFilter& filter,

@@ -42,11 +42,15 @@ Event Event::of(const EventType& type, Subjects subjects) {
   return e;
 }
 
-void Recorder::add(Event event) {
+void Recorder::stamp(Event& event) {
   check_declared(event);
-  if (pending_.empty()) oldest_ = std::chrono::steady_clock::now();
   event.id = new_id("evt_");
   event.occurred_at = db_now();
+}
+
+void Recorder::add(Event event) {
+  if (pending_.empty()) oldest_ = std::chrono::steady_clock::now();
+  stamp(event);
   pending_.push_back(std::move(event));
 }
 

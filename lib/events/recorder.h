@@ -1,7 +1,9 @@
-// Audit events (contract §11). Handlers add events to the worker's Recorder while they work;
-// the pipeline writes them in multi-row INSERTs after the response has been sent (the "event"
-// phase), so recording never adds latency to the caller. Under load a worker batches the events
-// of many requests into one INSERT (server/app.h says when it writes).
+// Audit events (contract §11). Handlers add events to the worker's Recorder while they work.
+// A management API or SCIM write's are written before its transaction commits (write_since);
+// the others — events that describe no change, such as a refused sign-in — are written by the
+// pipeline in multi-row INSERTs after the response has been sent (the "event" phase), batched
+// across requests (server/app.h says when). The oauth and sso workers' events that describe a
+// change do not come here: they are written with the change (EventStore::record, docs/events.md).
 #pragma once
 
 #include <chrono>
@@ -19,6 +21,9 @@ class Recorder {
  public:
   static constexpr size_t kRowsPerInsert = 100;
 
+  // Checks an event against the registry (below) and gives it its id and time, once: an event
+  // written now rather than queued (EventStore::record, the hot path's outbox) is stamped so.
+  static void stamp(Event& event);
   // Stamps and queues an event. Its type must be declared (types.def) and its data members
   // declared for that type: anything else is logged as a programming error (and still kept).
   void add(Event event);

@@ -66,7 +66,8 @@ BodyRead read_request(FCGX_Request& fcgi, Request& out) {
   if (ec != std::errc() || ptr != length_text.data() + length_text.size()) {
     return BodyRead::kBadLength;
   }
-  if (length > kMaxBodyBytes) return BodyRead::kTooLarge;  // unread bytes are drained by libfcgi
+  // Refused unread, as are the refusals above: runtime::finish_request drains the body.
+  if (length > kMaxBodyBytes) return BodyRead::kTooLarge;
   out.body.resize(length);
   size_t got = 0;
   while (got < length) {

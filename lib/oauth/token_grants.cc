@@ -7,6 +7,8 @@
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "core/telemetry.h"
+#include "events/event_store.h"
+#include "events/recorder.h"
 #include "format/scope_list.h"
 #include "oauth/pkce.h"
 #include "tokens/codes.h"
@@ -81,14 +83,11 @@ events::Event token_event(server::Context& ctx, const events::EventType& type, c
   return e;
 }
 
-// The event of a successful grant, and the client's last use (which keeps DCR clients from
-// being pruned while they are in use).
-void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const Grant& grant,
-                          const UserTokens& out, const events::EventType& type,
-                          const char* grant_type, const std::string& dpop_jkt) {
-  telemetry::count(std::string_view(grant_type) == "refresh_token"
-                       ? telemetry::Counter::kTokensRefreshed
-                       : telemetry::Counter::kTokensIssuedCode);
+// The event of a successful grant (token.issued, token.refreshed), stamped: it is written with
+// the grant's refresh token, in the same statement (GrantStore, sql/0090_event_outbox.sql).
+events::Event tokens_event(server::Context& ctx, const Grant& grant, const UserTokens& out,
+                           const events::EventType& type, const char* grant_type,
+                           const std::string& dpop_jkt) {
   events::Event e = token_event(ctx, type, grant);
   e.data["grant_type"] = grant_type;
   e.data["scope"] = out.scope;
@@ -96,8 +95,26 @@ void record_tokens_issued(server::Context& ctx, const ClientInfo& client, const 
   e.data["token_type"] = dpop_jkt.empty() ? "Bearer" : "DPoP";
   if (!dpop_jkt.empty()) e.data["dpop_jkt"] = dpop_jkt;
   if (!grant.dpop_jkt.empty()) e.data["refresh_token_dpop_bound"] = true;
-  ctx.events.add(std::move(e));
+  events::Recorder::stamp(e);
+  return e;
+}
+
+// After a successful grant: its counter and the client's last use (which keeps DCR clients
+// from being pruned while they are in use).
+void tokens_issued(server::Context& ctx, const ClientInfo& client, const char* grant_type) {
+  telemetry::count(std::string_view(grant_type) == "refresh_token"
+                       ? telemetry::Counter::kTokensRefreshed
+                       : telemetry::Counter::kTokensIssuedCode);
   (void)ClientStore(ctx.services.db).touch(client.client_id);
+}
+
+// Revokes a grant and writes the event that says why in one transaction (the outbox of
+// docs/events.md): a rare path (a replayed code, a reused refresh token), not held to the
+// round trips of a grant.
+Status revoke_with_event(server::Context& ctx, GrantStore& grants, const std::string& grant_id,
+                         const char* reason, int64_t now, events::Event event) {
+  return ctx.change_with_event([&] { return grants.revoke(grant_id, reason, now); },
+                               std::move(event));
 }
 
 }  // namespace
@@ -126,13 +143,13 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   auto replay = [&](const std::string& grant_id) -> Status {
     // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
     if (!grant_id.empty()) {
-      PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant_id, "code_replay", now));
-      telemetry::count(telemetry::Counter::kCodeReplayDetected);
       events::Event e = ctx.event(events::type::kTokenRevoked);
       e.client_id = client.client_id;
       e.data["grant_id"] = grant_id;
       e.data["reason"] = "code_replay";
-      ctx.events.add(std::move(e));
+      PORTCULLIS_RETURN_IF_ERROR(
+          revoke_with_event(ctx, grants, grant_id, "code_replay", now, std::move(e)));
+      telemetry::count(telemetry::Counter::kCodeReplayDetected);
     }
     return invalid_grant("the code was already used; tokens issued from it are revoked");
   };
@@ -176,6 +193,11 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
   UserTokens out;
   PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
                               mint_for_grant(services, resource, grant, b.scope, now, dpop_jkt));
+  out.scope = grant.scope;
+  // token.issued is written in the transaction that stores the grant, with the refresh token
+  // (one CALL, so the exchange keeps its round trips; docs/events.md, "Recording").
+  const events::Event issued =
+      tokens_event(ctx, grant, out, events::type::kTokenIssued, "authorization_code", dpop_jkt);
   bool lost = false;
   Status st = services.db.transaction([&]() -> Status {
     lost = false;
@@ -186,12 +208,13 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
       return Status::failed_precondition("the code was used meanwhile");
     }
     out.refresh_token.reset();
-    if (client.allows_grant("refresh_token")) {
-      PORTCULLIS_ASSIGN_OR_RETURN(
-          std::string rt,
-          grants.issue_refresh_token(grant, now, services.config.refresh_token_idle_seconds));
-      out.refresh_token = std::move(rt);
+    if (!client.allows_grant("refresh_token")) {
+      return events::EventStore(services.db).record(issued);
     }
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::string rt, grants.issue_refresh_token(
+                            grant, now, services.config.refresh_token_idle_seconds, &issued));
+    out.refresh_token = std::move(rt);
     return Status::ok();
   });
   if (lost) {
@@ -199,12 +222,10 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx, const ClientI
     return replay(winner ? winner->grant_id : std::string());
   }
   if (!st.is_ok()) return st;
-  out.scope = grant.scope;
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, events::type::kTokenIssued, "authorization_code",
-                       dpop_jkt);
+  tokens_issued(ctx, client, "authorization_code");
   return out;
 }
 
@@ -231,8 +252,9 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   auto reuse_detected = [&]() -> Status {
     // A rotated-out token came back: one of the two holders is not the client.
     telemetry::count(telemetry::Counter::kRefreshReuseDetected);
-    PORTCULLIS_RETURN_IF_ERROR(grants.revoke(grant.id, "refresh_reuse", now));
-    ctx.events.add(token_event(ctx, events::type::kTokenRefreshReuseDetected, grant));
+    PORTCULLIS_RETURN_IF_ERROR(
+        revoke_with_event(ctx, grants, grant.id, "refresh_reuse", now,
+                          token_event(ctx, events::type::kTokenRefreshReuseDetected, grant)));
     return invalid_grant("the refresh token was already used; the grant is revoked");
   };
   if (grant.client_id != client.client_id) {
@@ -267,8 +289,11 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   // Signed before the rotation is stored, so a signing failure leaves the presented token live.
   PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
                               mint_for_grant(services, resource, grant, out.scope, now, dpop_jkt));
-  auto rotated =
-      grants.rotate_refresh_token(grant, token, now, services.config.refresh_token_idle_seconds);
+  // The successor and token.refreshed in one statement (GrantStore): still one read, one write.
+  const events::Event refreshed =
+      tokens_event(ctx, grant, out, events::type::kTokenRefreshed, "refresh_token", dpop_jkt);
+  auto rotated = grants.rotate_refresh_token(
+      grant, token, now, services.config.refresh_token_idle_seconds, &refreshed);
   if (!rotated) {
     // Another request rotated this token between our read and our write: reuse.
     if (rotated.status().code() == Code::kAlreadyExists) return reuse_detected();
@@ -278,8 +303,7 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;
-  record_tokens_issued(ctx, client, grant, out, events::type::kTokenRefreshed, "refresh_token",
-                       dpop_jkt);
+  tokens_issued(ctx, client, "refresh_token");
   return out;
 }
 

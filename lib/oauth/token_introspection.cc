@@ -105,14 +105,15 @@ Status revoke(server::Context& ctx, const ClientInfo& client, const std::string&
     PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services.db, token));
     if (!refresh) return false;
     if (refresh->grant.client_id != client.client_id) return true;  // not theirs: silently ignored
-    PORTCULLIS_RETURN_IF_ERROR(grants.revoke(refresh->grant.id, "revoked_by_client", now));
     events::Event e = ctx.event(events::type::kTokenRevoked);
     e.client_id = client.client_id;
     e.user_id = refresh->grant.user_id;
     e.resource_id = refresh->grant.resource_id;
     e.data["grant_id"] = refresh->grant.id;
     e.data["token_type"] = "refresh_token";
-    ctx.events.add(std::move(e));
+    // The revocation and its event in one transaction (docs/events.md, "Recording").
+    PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
+        [&] { return grants.revoke(refresh->grant.id, "revoked_by_client", now); }, std::move(e)));
     return true;
   };
   auto revoke_access = [&]() -> Result<bool> {
@@ -125,12 +126,13 @@ Status revoke(server::Context& ctx, const ClientInfo& client, const std::string&
         !jti->isString() || !exp || !exp->isIntegral()) {
       return true;
     }
-    PORTCULLIS_RETURN_IF_ERROR(grants.revoke_access_token(jti->asString(), exp->asInt64(), now));
     events::Event e = ctx.event(events::type::kTokenRevoked);
     e.client_id = client.client_id;
     e.data["jti"] = jti->asString();
     e.data["token_type"] = "access_token";
-    ctx.events.add(std::move(e));
+    PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
+        [&] { return grants.revoke_access_token(jti->asString(), exp->asInt64(), now); },
+        std::move(e)));
     return true;
   };
   // The hint only chooses the order of the lookups (RFC 7009 §2.1).

@@ -6,11 +6,15 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <exception>
+#include <memory>
+#include <vector>
 
+#include "core/telemetry.h"
 #include "log/log.h"
 #include "runtime/watchdog.h"
 
@@ -21,9 +25,10 @@ namespace {
 // libfcgi checks its shutdown flag and *then* blocks in accept(), so a signal landing in between is
 // lost until the next connection; re-signalling every 100 ms only narrows that window. Here the
 // only blocking wait is ppoll(), which unblocks the stop signals atomically for the duration of
-// the wait, so a stop is never lost and never needs a second signal. O_NONBLOCK makes the accept()
-// inside FCGX_Accept_r return EAGAIN when a sibling won the connection (thundering herd) instead
-// of blocking with the stop signals masked. Measured cost against blocking accept: none (§5.1).
+// the wait, so a stop is never lost and never needs a second signal. The loop accepts itself
+// (FCGX_Accept_r only ever reads a connection it is given); O_NONBLOCK makes that accept() return
+// EAGAIN when a sibling won the connection (thundering herd) instead of blocking with the stop
+// signals masked. Measured cost against blocking accept: none (§5.1).
 
 volatile std::sig_atomic_t g_stop = 0;
 
@@ -116,7 +121,112 @@ void pause_interruptibly(long ms, const sigset_t& wait_mask) {
   ::ppoll(nullptr, 0, &ts, &wait_mask);
 }
 
+using Clock = std::chrono::steady_clock;
+
+// The libfcgi request object of one connection the worker holds. libfcgi owns the connection's
+// fd (ipcFd): it closes it itself when the peer closes or breaks the protocol (ipcFd is then -1),
+// and this object closes it when the worker lets the connection go.
+class ConnectionRequest {
+ public:
+  explicit ConnectionRequest(int fd) {
+    // No listening socket (-1): if the peer closes, FCGX_Accept_r's attempt to accept a
+    // replacement fails at once instead of taking a connection from the shared socket.
+    FCGX_InitRequest(&req_, -1, FCGI_FAIL_ACCEPT_ON_INTR);
+    req_.ipcFd = fd;
+    // FCGX_Accept_r first finishes the "previous" request and would close a connection not
+    // marked kept; libfcgi sets the field from each request's FCGI_KEEP_CONN afterwards.
+    req_.keepConnection = 1;
+  }
+  ~ConnectionRequest() { FCGX_Free(&req_, 1); }  // closes ipcFd unless libfcgi already did
+  ConnectionRequest(const ConnectionRequest&) = delete;
+  ConnectionRequest& operator=(const ConnectionRequest&) = delete;
+
+  FCGX_Request& get() { return req_; }
+
+ private:
+  FCGX_Request req_;
+};
+
+struct Connection {
+  std::unique_ptr<ConnectionRequest> request;
+  Clock::time_point idle_deadline;  // a kept connection idle past it is closed
+  bool done = false;                // to be closed at the end of this round
+};
+
+class Loop {
+ public:
+  Loop(const std::function<void(FCGX_Request&)>& handle, const ServeOptions& options)
+      : handle_(handle), options_(options) {}
+
+  // Reads and serves the request that has begun to arrive on `c` (or its peer's close). False
+  // when the connection is over.
+  bool serve(Connection& c) {
+    FCGX_Request& req = c.request->get();
+    int rc;
+    {
+      AlarmGuard alarm(options_.io_timeout);
+      rc = FCGX_Accept_r(&req);  // reads this connection only: it has no listening socket
+    }
+    if (rc < 0) return false;  // closed, garbage or stalled: libfcgi has closed it
+    request_started();         // the master's watchdog counts from here (runtime/watchdog.h)
+    try {
+      handle_(req);
+    } catch (const std::exception& e) {
+      log::error("request handler threw", {{"error", e.what()}});
+    } catch (...) {
+      log::error("request handler threw a non-std exception");
+    }
+    finish_request(req);  // flush now; closes the connection unless nginx asked to keep it
+    request_finished();
+    ++served_;
+    if (req.ipcFd < 0 || options_.keepalive_idle.count() <= 0) return false;
+    c.idle_deadline = Clock::now() + options_.keepalive_idle;
+    return true;
+  }
+
+  long long served() const { return served_; }
+
+ private:
+  const std::function<void(FCGX_Request&)>& handle_;
+  const ServeOptions& options_;
+  long long served_ = 0;
+};
+
+// ppoll's timeout until the earliest idle deadline and the idle wake; nullptr (no timeout) when
+// there is neither.
+const timespec* wait_timeout(const std::vector<Connection>& conns, const ServeOptions& options,
+                             timespec& storage) {
+  const auto now = Clock::now();
+  auto until = Clock::time_point::max();
+  for (const auto& c : conns) until = std::min(until, c.idle_deadline);
+  if (options.idle_wake.count() > 0) until = std::min(until, now + options.idle_wake);
+  if (until == Clock::time_point::max()) return nullptr;
+  const auto left = std::max<std::chrono::milliseconds::rep>(
+      0, std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
+  storage.tv_sec = static_cast<time_t>(left / 1000);
+  storage.tv_nsec = static_cast<long>(left % 1000) * 1000000L;
+  return &storage;
+}
+
 }  // namespace
+
+void finish_request(FCGX_Request& req) {
+  constexpr int kDrainLimit = 4 << 20;  // above nginx's client_max_body_size (nginx/portcullis)
+  if (req.in != nullptr && req.keepConnection) {
+    char buf[8192];
+    int drained = 0;
+    int n;
+    // 0: the end of the body, or a read error (FCGX_Finish_r then closes the connection).
+    while ((n = FCGX_GetStr(buf, sizeof buf, req.in)) > 0) {
+      drained += n;
+      if (drained > kDrainLimit) {
+        req.keepConnection = 0;  // libfcgi closes the connection after the response
+        break;
+      }
+    }
+  }
+  FCGX_Finish_r(&req);
+}
 
 bool stop_requested() {
   if (g_stop) return true;
@@ -149,71 +259,86 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
     return 1;
   }
 
-  FCGX_Request req;
-  FCGX_InitRequest(&req, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
-  long long served = 0;
+  Loop loop(handle, options);
+  std::vector<Connection> conns;
+  std::vector<pollfd> pfds;
+  bool stopping = false;
   int exit_code = 0;
   log::debug("worker accepting", {{"fd", listen_fd}});
 
-  while (!stop_requested()) {
-    pollfd pfd{listen_fd, POLLIN, 0};
-    if (options.on_idle && ::poll(&pfd, 1, 0) == 0) options.on_idle();
-    timespec wake{};
-    wake.tv_sec = static_cast<time_t>(options.idle_wake.count() / 1000);
-    wake.tv_nsec = static_cast<long>(options.idle_wake.count() % 1000) * 1000000L;
-    int n = ::ppoll(&pfd, 1, options.idle_wake.count() > 0 ? &wake : nullptr, &wait_mask);
-    if (n == 0) continue;  // woken for on_idle
+  for (;;) {
+    if (!stopping && stop_requested()) stopping = true;
+    if (stopping && conns.empty()) break;
+    const bool accepting = !stopping && conns.size() < options.max_connections;
+    pfds.clear();
+    if (accepting) pfds.push_back({listen_fd, POLLIN, 0});
+    const std::size_t first = pfds.size();
+    for (auto& c : conns) pfds.push_back({c.request->get().ipcFd, POLLIN, 0});
+
+    // Anything ready right now? Only when nothing is does the worker run its idle work.
+    timespec zero{};
+    int n = ::ppoll(pfds.data(), pfds.size(), &zero, &wait_mask);
+    if (n == 0) {
+      if (options.on_idle) options.on_idle();
+      timespec storage{};
+      n = ::ppoll(pfds.data(), pfds.size(), wait_timeout(conns, options, storage), &wait_mask);
+    }
     if (n < 0) {
       if (errno == EINTR) continue;  // a stop signal (checked by the loop) or SIGALRM leftover
-      log::error("ppoll on listening socket failed", {{"error", std::strerror(errno)}});
+      log::error("ppoll failed", {{"error", std::strerror(errno)}});
       exit_code = 1;
       break;
     }
-    if (pfd.revents & (POLLNVAL | POLLERR | POLLHUP)) {
-      log::error("listening socket unusable", {{"fd", listen_fd}, {"revents", pfd.revents}});
+
+    // The kept connections first: requests already under way before new connections.
+    const auto now = Clock::now();
+    for (std::size_t i = 0; i < conns.size(); ++i) {
+      Connection& c = conns[i];
+      const short revents = pfds[first + i].revents;
+      if (revents & POLLNVAL) {
+        c.done = true;
+      } else if (revents & (POLLIN | POLLHUP | POLLERR)) {
+        c.done = !loop.serve(c);  // the next request, or the peer's close
+      } else if (now >= c.idle_deadline) {
+        telemetry::count(telemetry::Counter::kFastcgiIdleCloses);
+        c.done = true;
+      }
+    }
+    std::erase_if(conns, [](const Connection& c) { return c.done; });
+
+    if (!accepting) continue;
+    const short revents = pfds[0].revents;
+    if (revents & (POLLNVAL | POLLERR | POLLHUP)) {
+      log::error("listening socket unusable", {{"fd", listen_fd}, {"revents", revents}});
       exit_code = 1;
       break;
     }
     // ppoll reports a ready socket rather than EINTR when both happen; leave the connection to a
     // sibling (or to the next generation) instead of starting a request we were told not to.
-    if (stop_requested()) break;
-
-    int rc;
-    {
-      AlarmGuard alarm(options.io_timeout);
-      rc = FCGX_Accept_r(&req);  // returns -errno; it loops over malformed peers internally
-    }
-    if (rc < 0) {
-      // EAGAIN (== EWOULDBLOCK on Linux): a sibling took the connection, or the connection we took
-      // was garbage, closed early or stalled and libfcgi went back to the now-empty queue.
-      if (rc == -EAGAIN || rc == -EINTR) continue;
-      if (is_fatal_accept_error(-rc)) {
-        log::error("accept on listening socket failed", {{"error", std::strerror(-rc)}});
+    if (!(revents & POLLIN) || stop_requested()) continue;
+    // Blocking, like every fd libfcgi reads; the timeouts bound the handler's reads and writes.
+    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      if (err == EAGAIN || err == EINTR || err == ECONNABORTED) continue;  // a sibling won it
+      if (is_fatal_accept_error(err)) {
+        log::error("accept on listening socket failed", {{"error", std::strerror(err)}});
         exit_code = 1;
         break;
       }
-      log::warn("accept failed; pausing", {{"rc", rc}});
+      log::warn("accept failed; pausing", {{"error", std::strerror(err)}});
       pause_interruptibly(50, wait_mask);  // the socket stays readable: do not spin on it
       continue;
     }
-
-    set_io_timeouts(req, options.io_timeout);
-    request_started();  // the master's watchdog counts from here (runtime/watchdog.h)
-    try {
-      handle(req);
-    } catch (const std::exception& e) {
-      log::error("request handler threw", {{"error", e.what()}});
-    } catch (...) {
-      log::error("request handler threw a non-std exception");
-    }
-    FCGX_Finish_r(&req);  // flush and close now, not at the next accept
-    request_finished();
-    FCGX_Free(&req, 1);  // also closes a connection the peer asked to keep (FCGI_KEEP_CONN)
-    ++served;
+    telemetry::count(telemetry::Counter::kFastcgiConnections);
+    Connection c{std::make_unique<ConnectionRequest>(fd)};
+    set_io_timeouts(c.request->get(), options.io_timeout);
+    // nginx writes its request as soon as it has connected: serve it now, as the accept of a
+    // connection per request always did.
+    if (loop.serve(c)) conns.push_back(std::move(c));
   }
 
-  FCGX_Free(&req, 1);
-  log::info("worker stopping", {{"requests", served}, {"exit_code", exit_code}});
+  log::info("worker stopping", {{"requests", loop.served()}, {"exit_code", exit_code}});
   return exit_code;
 }
 

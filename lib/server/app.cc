@@ -8,6 +8,7 @@
 #include "core/telemetry.h"
 #include "core/time.h"
 #include "crypto/random.h"
+#include "events/event_store.h"
 #include "log/log.h"
 #include "outbound/https_get.h"
 
@@ -48,6 +49,19 @@ void Context::record(const events::EventType& type, events::Subjects subjects, J
   if (!e.data.isObject()) e.data = Json::Value(Json::objectValue);
   if (caller.kind != Caller::Kind::kAnonymous && !caller.id.empty()) e.data["by"] = caller.id;
   events.add(std::move(e));
+}
+
+Status Context::write_event(events::Event event) {
+  events::Recorder::stamp(event);
+  return events::EventStore(services.db).record(event);
+}
+
+Status Context::change_with_event(const std::function<Status()>& change, events::Event event) {
+  events::Recorder::stamp(event);
+  return services.db.transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(change());
+    return events::EventStore(services.db).record(event);
+  });
 }
 
 void App::add(std::string method, std::string_view pattern, Route route) {

@@ -8,12 +8,16 @@
 //  - handler: Result<Response>(Context&). An error Status becomes the family's error body.
 //  - response: headers every response carries (X-Request-Id, nosniff, a Cache-Control default
 //    of no-store, CORS), then one access-log line.
-//  - event: the events the handler recorded are written after the response left. A busy worker
-//    batches them: it writes when it is about to wait for the next request (on_idle), when
-//    Recorder::kRowsPerInsert are pending, when the oldest has waited kEventBatchAge, and when
-//    it stops. So under load the events of many requests share one INSERT, and at rest every
-//    event is written right after its response. What a crash (not a graceful stop) can lose is
-//    what one worker recorded within kEventBatchAge.
+//  - event: an event that describes a change is written in the change's transaction, before the
+//    response: a management API or SCIM write's recorded events before it commits; the oauth
+//    and sso workers' through Context::change_with_event or a store that writes the change and
+//    its event in one statement (GrantStore's refresh tokens), marked for the fan-out of
+//    docs/events.md ("Recording"). The events that describe no change (a refused sign-in, the
+//    validator's counts) are recorded (Context::record, ctx.events) and written after the
+//    response left. A busy worker batches them: it writes when it is about to wait for the next
+//    request (on_idle), when Recorder::kRowsPerInsert are pending, when the oldest has waited
+//    kEventBatchAge, and when it stops. What a crash (not a graceful stop) can lose is what one
+//    worker batched within kEventBatchAge: none of it describes a change.
 #pragma once
 
 #include <chrono>
@@ -67,6 +71,15 @@ struct Context {
   // or SCIM directory made the request, `data.by` = the caller's id.
   void record(const events::EventType& type, events::Subjects subjects,
               Json::Value data = Json::Value(Json::objectValue));
+  // The transactional outbox of the oauth and sso workers (docs/events.md, "Recording"): runs
+  // `change` and writes `event` (stamped here; its row and its outbox mark,
+  // events::EventStore::record) in one transaction, before the response: both are stored or
+  // neither, and a worker killed after answering has lost nothing. `change` may run again
+  // (Db::transaction retries a deadlock), so it must have no other effect.
+  Status change_with_event(const std::function<Status()>& change, events::Event event);
+  // An event that stands for the change itself (a client_credentials token, which stores
+  // nothing else): written now, in one round trip, before the response.
+  Status write_event(events::Event event);
 };
 
 using Handler = std::function<Result<http::Response>(Context&)>;

@@ -81,6 +81,8 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
   runtime::ServeOptions options;
   options.on_idle = [&]() { app.on_idle(); };
   options.idle_wake = app.idle_wake();
+  options.keepalive_idle = std::chrono::milliseconds(config.fastcgi_keepalive_idle_ms);
+  options.max_connections = static_cast<std::size_t>(config.fastcgi_max_connections);
   int code = runtime::serve_fastcgi(
       listen_fd,
       [&](FCGX_Request& fcgi) {
@@ -90,7 +92,7 @@ int run_worker(int listen_fd, const config::Config& config, const crypto::Master
             body == http::BodyRead::kOk ? app.handle(request) : app.reject_body(request, body);
         http::write_response(fcgi, response);
         // Hand the response to nginx before the event phase touches the database.
-        FCGX_Finish_r(&fcgi);
+        runtime::finish_request(fcgi);
         // The request is over for the watchdog: batched events and periodic tasks are not its.
         runtime::request_finished();
         app.after_response();

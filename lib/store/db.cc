@@ -444,8 +444,11 @@ Status Db::ping() {
 
 Status Db::execute_script(std::string_view script) {
   PORTCULLIS_RETURN_IF_ERROR(ensure_connected());
-  // Statements end with ";" at the end of a line; the migration files are written that way.
+  // Statements end with ";" at the end of a line; the migration files are written that way. A
+  // line "DELIMITER $$" makes "$$" the end instead (as the mysql client does), so a stored
+  // procedure's body can hold ";" at the end of its lines; "DELIMITER ;" sets it back.
   std::string statement;
+  std::string delimiter = ";";
   size_t pos = 0;
   auto flush = [&]() -> Status {
     size_t first = statement.find_first_not_of(" \t\r\n");
@@ -475,9 +478,20 @@ Status Db::execute_script(std::string_view script) {
       trimmed.remove_suffix(1);
     }
     if (trimmed.rfind("--", 0) == 0) continue;
+    if (trimmed.rfind("DELIMITER ", 0) == 0) {
+      PORTCULLIS_RETURN_IF_ERROR(flush());
+      delimiter = std::string(trimmed.substr(10));
+      continue;
+    }
+    if (trimmed.size() >= delimiter.size() &&
+        trimmed.compare(trimmed.size() - delimiter.size(), delimiter.size(), delimiter) == 0) {
+      statement.append(trimmed.substr(0, trimmed.size() - delimiter.size()));
+      statement.push_back(delimiter == ";" ? ';' : '\n');
+      PORTCULLIS_RETURN_IF_ERROR(flush());
+      continue;
+    }
     statement.append(line);
     statement.push_back('\n');
-    if (!trimmed.empty() && trimmed.back() == ';') PORTCULLIS_RETURN_IF_ERROR(flush());
   }
   return flush();
 }

@@ -15,6 +15,8 @@ namespace portcullis::oauth {
 inline constexpr int64_t kCodeLifetimeSeconds = 60;
 
 struct CodeBinding {
+  // The login request the code completed; empty when none was stored (a signed-in browser
+  // whose remembered consent covered the request, handlers/oauth/authorization.cc).
   std::string login_request_id;
   std::string client_id;
   std::string resource_id;

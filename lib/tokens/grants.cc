@@ -1,11 +1,13 @@
 #include "tokens/grants.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/ids.h"
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "crypto/random.h"
+#include "events/event_store.h"
 #include "tokens/access_token.h"
 #include "tokens/grant_revocation.h"
 
@@ -34,16 +36,26 @@ Grant grant_from(const store::Row& r, size_t at = 0) {
 
 // A new refresh token of the grant; `parent_hash` names the token it replaces (null for the
 // first), and the unique key on it refuses a second replacement of the same token.
+// With `event`, the token and the event are one CALL (sql/0090_event_outbox.sql): both are
+// written or neither, and a duplicate parent_hash comes back as the same AlreadyExists.
 Result<std::string> insert_refresh_token(store::Db& db, const Grant& grant,
                                          store::Value parent_hash, int64_t now,
-                                         int64_t idle_seconds) {
+                                         int64_t idle_seconds, const events::Event* event) {
   std::string token = crypto::random_token(32);
   int64_t expires = std::min(now + idle_seconds, grant.absolute_expires_at);
-  PORTCULLIS_RETURN_IF_ERROR(
-      db.execute("INSERT INTO refresh_tokens (token_hash, grant_id, parent_hash, create_time, "
-                 "expires_at) VALUES (?, ?, ?, ?, ?)",
-                 {crypto::sha256(token), grant.id, std::move(parent_hash), db_now(), expires})
-          .status());
+  store::Params params{crypto::sha256(token), grant.id, std::move(parent_hash), db_now(), expires};
+  if (!event) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db.execute("INSERT INTO refresh_tokens (token_hash, grant_id, parent_hash, create_time, "
+                   "expires_at) VALUES (?, ?, ?, ?, ?)",
+                   params)
+            .status());
+    return token;
+  }
+  store::Params call = events::event_row(*event);
+  call.insert(call.end(), std::make_move_iterator(params.begin()),
+              std::make_move_iterator(params.end()));
+  PORTCULLIS_RETURN_IF_ERROR(db.execute(events::kRecordEventCall, call).status());
   return token;
 }
 
@@ -85,8 +97,9 @@ Result<std::vector<Grant>> GrantStore::live_of_user(const std::string& user_id, 
 }
 
 Result<std::string> GrantStore::issue_refresh_token(const Grant& grant, int64_t now,
-                                                    int64_t idle_seconds) {
-  return insert_refresh_token(db_, grant, nullptr, now, idle_seconds);
+                                                    int64_t idle_seconds,
+                                                    const events::Event* event) {
+  return insert_refresh_token(db_, grant, nullptr, now, idle_seconds, event);
 }
 
 jose::JwsAlg signing_alg_column(std::string_view stored) {
@@ -127,8 +140,9 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& toke
 
 Result<std::string> GrantStore::rotate_refresh_token(const Grant& grant,
                                                      const std::string& presented, int64_t now,
-                                                     int64_t idle_seconds) {
-  return insert_refresh_token(db_, grant, crypto::sha256(presented), now, idle_seconds);
+                                                     int64_t idle_seconds,
+                                                     const events::Event* event) {
+  return insert_refresh_token(db_, grant, crypto::sha256(presented), now, idle_seconds, event);
 }
 
 Status GrantStore::revoke(const std::string& grant_id, const std::string& reason, int64_t now) {

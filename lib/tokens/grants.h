@@ -4,7 +4,10 @@
 // use; the rotated-out ones stay on record so that presenting one again is recognised as reuse
 // and revokes the whole grant. A rotation is one INSERT of the new token naming the old one as
 // its parent (unique): exactly one rotation of a token can succeed, on any node, with no locking
-// read and no transaction.
+// read and no transaction. With the event of the issue (token.refreshed, token.issued) it is one
+// CALL of a stored procedure (sql/0090_event_outbox.sql) that writes the token and the event
+// atomically, so the event is in the transaction of the change it describes and a refresh stays
+// at two round trips (docs/events.md, "Recording").
 //
 // Access tokens are JWTs whose jti names their grant (access_token.h: "<grant id>.<random>"),
 // so revoking a grant (code replay, refresh reuse, revocation, a deactivated user, a deleted
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "events/event.h"
 #include "jose/jws_key.h"
 #include "store/db.h"
 
@@ -66,14 +70,19 @@ class GrantStore {
   Status create(Grant& grant);
   Result<Grant> get(const std::string& grant_id);
   // A new refresh token for the grant, idle-expiring after `idle_seconds` (never after the
-  // grant's absolute expiry).
-  Result<std::string> issue_refresh_token(const Grant& grant, int64_t now, int64_t idle_seconds);
+  // grant's absolute expiry). With `event` (stamped, events::Recorder::stamp), the event is
+  // written with the token, atomically, in the same round trip (events::EventStore::record's
+  // outbox): in the caller's transaction when there is one.
+  Result<std::string> issue_refresh_token(const Grant& grant, int64_t now, int64_t idle_seconds,
+                                          const events::Event* event = nullptr);
   // NotFound when unknown. A plain read: rotate_refresh_token settles races.
   Result<RefreshTokenState> find_refresh_token(const std::string& token);
   // Replaces `presented` (a token of `grant`) with a new one, like issue_refresh_token.
-  // AlreadyExists when `presented` was rotated already (by a concurrent request): reuse.
+  // AlreadyExists when `presented` was rotated already (by a concurrent request): reuse; then
+  // `event` is not written either.
   Result<std::string> rotate_refresh_token(const Grant& grant, const std::string& presented,
-                                           int64_t now, int64_t idle_seconds);
+                                           int64_t now, int64_t idle_seconds,
+                                           const events::Event* event = nullptr);
   // Revokes the grant and every access token issued under it. Idempotent.
   Status revoke(const std::string& grant_id, const std::string& reason, int64_t now);
   // The user's grants that are neither revoked nor past their absolute expiry (each holds a

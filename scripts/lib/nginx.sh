@@ -15,8 +15,24 @@ nginx_cmd() {
   nginx -p "$NGINX_PREFIX" -c "$NGINX_CONF" -e "$NGINX_ERROR_LOG" "$@"
 }
 
+# nginx_fastcgi_keepalive: idle kept-alive FastCGI connections per pool and nginx worker
+# process (0 = off). A worker serves all the connections it holds (lib/runtime/fastcgi_loop.h),
+# so an idle kept connection never starves a pool and the number is not bound to the pool's
+# workers (docs/operations.md, "Kept-alive FastCGI"). PORTCULLIS_NGINX_FASTCGI_KEEPALIVE
+# overrides the default of 32 (0 = a connection per request, for comparisons).
+nginx_fastcgi_keepalive() {
+  local n=${PORTCULLIS_NGINX_FASTCGI_KEEPALIVE:-32}
+  [[ $n =~ ^[0-9]+$ ]] || die "PORTCULLIS_NGINX_FASTCGI_KEEPALIVE must be a number, got '$n'"
+  printf '%s\n' "$n"
+}
+
 nginx_render() {
-  local src=$REPO_ROOT/nginx user_directive=""
+  local src=$REPO_ROOT/nginx user_directive="" keepalive keep_conn=off keepalive_block=""
+  keepalive=$(nginx_fastcgi_keepalive)
+  if ((keepalive > 0)); then
+    keep_conn=on
+    keepalive_block="keepalive $keepalive; keepalive_timeout 1s; keepalive_requests 1000; keepalive_time 5s;"
+  fi
   mkdir -p "$NGINX_PREFIX"/{conf/portcullis,html} "$RUN_DIR" "$LOG_DIR" \
     "$NGINX_PREFIX"/tmp/{client_body,fastcgi,proxy,scgi,uwsgi}
   # As root, nginx's workers would run as "nobody" and could not connect() to the workers'
@@ -33,6 +49,9 @@ nginx_render() {
     -e "s#@METRICS_PORT@#$METRICS_PORT#g" \
     -e "s#@USER_DIRECTIVE@#$user_directive#g" \
     -e "s#@WORKER_PROCESSES@#${PORTCULLIS_NGINX_WORKERS:-auto}#g" \
+    -e "s#@FASTCGI_KEEP_CONN@#$keep_conn#g" \
+    -e "s#@FASTCGI_KEEPALIVE_BLOCK@#$keepalive_block#g" \
+    -e "s#@FASTCGI_KEEPALIVE@#$keepalive#g" \
     "$src/local.conf.in" >"$NGINX_CONF.tmp"
   if grep -n '@[A-Z_]*@' "$NGINX_CONF.tmp" >&2; then
     die "unsubstituted placeholder in $src/local.conf.in"

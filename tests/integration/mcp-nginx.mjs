@@ -54,8 +54,9 @@ export const validateLocation = (name, scopes, snippet = 'mcp-validate.conf') =>
 
 // Starts an nginx on 127.0.0.1:`port` whose server block is `serverBody` (nginx text that may use
 // the snippets), with $portcullis_resource_id set to `resourceId`; `httpBody` goes into http {}.
-// `{prefix}` in either is replaced by the nginx prefix. Returns { url, stop, prefix }.
-export async function startProtectedNginx({ port, resourceId, serverBody, httpBody = '', workers = 1, name = `mcp-nginx-${port}` }) {
+// `{prefix}` in either is replaced by the nginx prefix; `upstreamBody` goes into the upstream
+// portcullis_wellknown {} (e.g. a keepalive). Returns { url, stop, prefix }.
+export async function startProtectedNginx({ port, resourceId, serverBody, httpBody = '', upstreamBody = '', workers = 1, name = `mcp-nginx-${port}` }) {
   const prefix = path.join(varDir, name);
   for (const d of ['conf/portcullis', 'logs', 'tmp']) mkdirSync(path.join(prefix, d), { recursive: true });
   cpSync(path.join(repoDir, 'nginx', 'portcullis'), path.join(prefix, 'conf', 'portcullis'), { recursive: true });
@@ -73,7 +74,7 @@ http {
 ${httpBody.replaceAll('{prefix}', prefix)}
     client_body_temp_path ${prefix}/tmp/body; fastcgi_temp_path ${prefix}/tmp/fastcgi;
     proxy_temp_path ${prefix}/tmp/proxy; scgi_temp_path ${prefix}/tmp/scgi; uwsgi_temp_path ${prefix}/tmp/uwsgi;
-    upstream portcullis_wellknown { server unix:${run}/wellknown.sock; }
+    upstream portcullis_wellknown { server unix:${run}/wellknown.sock; ${upstreamBody} }
     server {
         listen 127.0.0.1:${port};
         set $portcullis_resource_id ${resourceId};

@@ -135,6 +135,41 @@ test('remembered consent skips the consent page; prompt=consent brings it back; 
   assert.equal(t.json.scope.split(' ').sort().join(' '), 'todo:read todo:write');
 });
 
+test('signed in with a remembered consent: every authorize returns its own code at once, each usable once; prompt=none beyond the consent → consent_required', async () => {
+  const first = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const browser = first.browser;
+  const codes = [];
+  for (const extra of [{}, { prompt: 'none' }]) {
+    const a = authorizeUrl(publicClient, { scope: 'todo:read', extra });
+    const page = await browser.follow(a.url);
+    assert.ok(page.location?.startsWith(REDIRECT), `straight back to the client: ${page.status} ${page.html?.slice(0, 300)}`);
+    const back = new URL(page.location);
+    assert.equal(back.searchParams.get('state'), a.state);
+    assert.equal(back.searchParams.get('iss'), `${baseUrl}/resources/${R1.id}`);
+    codes.push({ code: back.searchParams.get('code'), verifier: a.verifier });
+  }
+  assert.ok(codes[0].code && codes[1].code && codes[0].code !== codes[1].code);
+  const subjects = [];
+  for (const { code, verifier } of codes) {
+    const t = await exchange(publicClient, code, verifier);
+    assert.equal(t.status, 200, t.text);
+    assert.equal(t.json.scope, 'todo:read');
+    subjects.push(decodeJwt(t.json.access_token).sub);
+    const again = await exchange(publicClient, code, verifier);
+    assertOAuthError(assert, again, 400, 'invalid_grant');
+  }
+  assert.equal(subjects[0], subjects[1], 'both codes are the signed-in user\'s');
+  // A scope the user never consented to, with prompt=none: the client hears consent_required,
+  // and the consent page is not shown.
+  const beyond = authorizeUrl(publicClient, { scope: 'todo:read todo:write', extra: { prompt: 'none' } });
+  const page = await browser.follow(beyond.url);
+  assert.ok(page.location?.startsWith(REDIRECT), `back to the client: ${page.status} ${page.html?.slice(0, 300)}`);
+  const back = new URL(page.location);
+  assert.equal(back.searchParams.get('error'), 'consent_required');
+  assert.equal(back.searchParams.get('state'), beyond.state);
+  assert.equal(back.searchParams.get('code'), null);
+});
+
 test('prompt=none without a session → login_required at the client', async () => {
   const a = authorizeUrl(publicClient, { extra: { prompt: 'none' } });
   const r = await new Browser().follow(a.url);

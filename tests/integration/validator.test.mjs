@@ -226,18 +226,22 @@ test('token.validated and token.validation_failed events are recorded (batched)'
   assert.ok(failed.some((e) => e.data.reason === 'revoked'), JSON.stringify(failed));
 });
 
-test('micro-cached variant (mcp-validate-cached.conf): identity from the cache, refusals never cached, revocation within its bound', async () => {
-  const cachedPort = port + 1;
-  const cached = await startProtectedNginx({
-    port: cachedPort, resourceId: resource.id, name: `mcp-nginx-cached-${cachedPort}`,
-    httpBody: '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:1m inactive=60s use_temp_path=off;',
-    serverBody: `${validateLocation('read', 'demo:read', 'mcp-validate-cached.conf')}
+// A second MCP server's nginx body: the MCP path behind a demo:read validator location built
+// from `snippet`, proxied to the test's upstream.
+const readProtectedServer = (snippet) => `${validateLocation('read', 'demo:read', snippet)}
         location ${mcpPath} {
             auth_request /_portcullis/auth/read;
             include portcullis/mcp-protect.conf;
             include portcullis/mcp-proxy-headers.conf;
             proxy_pass http://127.0.0.1:${upstream.address().port};
-        }`,
+        }`;
+
+test('micro-cached variant (mcp-validate-cached.conf): identity from the cache, refusals never cached, revocation within its bound', async () => {
+  const cachedPort = port + 1;
+  const cached = await startProtectedNginx({
+    port: cachedPort, resourceId: resource.id, name: `mcp-nginx-cached-${cachedPort}`,
+    httpBody: '    fastcgi_cache_path {prefix}/cache levels=1:2 keys_zone=portcullis_auth:1m inactive=60s use_temp_path=off;',
+    serverBody: readProtectedServer('mcp-validate-cached.conf'),
   });
   try {
     const get = (authorization) => fetch(`${cached.url}${mcpPath}`, { headers: authorization ? { authorization } : {} });
@@ -260,5 +264,48 @@ test('micro-cached variant (mcp-validate-cached.conf): identity from the cache, 
     assert.equal((await get(`Bearer ${token}`)).status, 401);
   } finally {
     cached.stop();
+  }
+});
+
+test('kept-alive validator upstream: validations reuse their FastCGI connections, answers unchanged', async () => {
+  // nginx ends a header-only (auth_request) FastCGI request at its headers and closes the
+  // connection, unless it reads the answer to its end: mcp-validate.conf makes it (fastcgi_store).
+  const keptPort = port + 1;
+  const kept = await startProtectedNginx({
+    port: keptPort, resourceId: resource.id, name: `mcp-nginx-kept-${keptPort}`,
+    httpBody: '    fastcgi_keep_conn on;',
+    upstreamBody: 'keepalive 8; keepalive_timeout 10s;',
+    serverBody: readProtectedServer('mcp-validate.conf'),
+  });
+  const connections = async () => {
+    const res = await fetch(env.PORTCULLIS_METRICS_URL);
+    const m = (await res.text()).match(/^portcullis_fastcgi_connections_total\{pool="wellknown"\} (\d+)$/m);
+    assert.ok(m, 'the wellknown pool reports its FastCGI connections');
+    return Number(m[1]);
+  };
+  try {
+    const get = (authorization) => fetch(`${kept.url}${mcpPath}`, { headers: authorization ? { authorization } : {} });
+    const token = await mintAccessToken(resource, { sub: 'usr_kept' });
+    const narrow = await mintAccessToken(resource, { scope: 'demo:write' });
+    const before = await connections();
+    const validations = 150;
+    for (let i = 0; i < validations / 3; i++) {
+      const ok = await get(`Bearer ${token}`);
+      assert.equal(ok.status, 200);
+      await ok.arrayBuffer();
+      assert.equal(seen.at(-1)['x-portcullis-sub'], 'usr_kept');
+      const none = await get(undefined);
+      assert.equal(none.status, 401);
+      await none.arrayBuffer();
+      const scoped = await get(`Bearer ${narrow}`);
+      assert.equal(scoped.status, 403);
+      await scoped.arrayBuffer();
+    }
+    const opened = (await connections()) - before;
+    // One connection per validation without the reading on; a handful with it (other test files
+    // reach the same pool meanwhile, through the stack's own kept connections).
+    assert.ok(opened < validations / 5, `${validations} validations opened ${opened} FastCGI connections`);
+  } finally {
+    kept.stop();
   }
 });

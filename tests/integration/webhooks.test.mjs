@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync, openSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { sleep, assertProblem, assertNoNulls, runLocal, varDir, buildDir, configFile, http, baseUrl } from './harness.mjs';
+import { sleep, assertProblem, assertNoNulls, runLocal, varDir, buildDir, configFile, http, baseUrl, managementToken, masterPid, childPids } from './harness.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 import { api, admin, tokenWithScopes, createUser, unique } from './management.mjs';
 
@@ -258,26 +258,38 @@ test('webhooks: a rotated secret signs together with the old one during the over
   assert.equal(d2.signature.split(' ').length, 1);
 });
 
-test('webhooks: sign-in, consent and token events (written after the response) reach the endpoint, verified', async () => {
-  const ep = endpoint();
-  await createWebhook(ep, { event_types: ['user.login.succeeded', 'consent.granted', 'token.issued'] });
+// A resource and a public DCR client of it with `grantTypes`; signIn() runs the browser's
+// sign-in (an e-mailed code) and consent, then the code exchange, and returns the token answer.
+async function codeFlowClient(grantTypes) {
   const REDIRECT = 'http://127.0.0.1:3000/callback';
   const serverUrl = `https://wh-${unique()}.example.com/mcp`;
   let r = await api('POST', '/api/v1/resources', { json: { name: 'Webhook sign-in', server_url: serverUrl, dcr_enabled: true, scopes: [{ name: 'demo:read', description: 'Read' }] } });
   assert.equal(r.status, 201, r.text);
   const resource = r.json.id;
-  r = await http(`/resources/${resource}/client_register`, { method: 'POST', json: { client_name: 'Webhook flow', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] } });
+  r = await http(`/resources/${resource}/client_register`, { method: 'POST', json: { client_name: 'Webhook flow', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: grantTypes } });
   assert.equal(r.status, 201, r.text);
   const client = r.json;
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URL(`${baseUrl}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, state: 'x1', scope: 'demo:read', resource: serverUrl,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
-  const page = await completeAuthorization(new Browser(), authorize.href, `wh-${unique()}@example.com`);
-  const code = new URL(page.location).searchParams.get('code');
-  r = await http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id } });
-  assert.equal(r.status, 200, r.text);
-  const user = JSON.parse(Buffer.from(r.json.access_token.split('.')[1], 'base64url')).sub;
+  const signIn = async () => {
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL(`${baseUrl}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, state: 'x1', scope: 'demo:read', resource: serverUrl,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+    const page = await completeAuthorization(new Browser(), authorize.href, `wh-${unique()}@example.com`);
+    const code = new URL(page.location).searchParams.get('code');
+    const t = await http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id } });
+    assert.equal(t.status, 200, t.text);
+    return t.json;
+  };
+  return { resource, client, signIn };
+}
+
+const claims = (jwt) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url'));
+
+test('webhooks: sign-in, consent and token events reach the endpoint, verified', async () => {
+  const ep = endpoint();
+  await createWebhook(ep, { event_types: ['user.login.succeeded', 'consent.granted', 'token.issued'] });
+  const { resource, client, signIn } = await codeFlowClient(['authorization_code']);
+  const user = claims((await signIn()).access_token).sub;
   const mine = () => ep.ep.got.filter((d) => d.verified?.data.client_id === client.client_id);
   await until('the sign-in, consent and token deliveries', () => mine().length >= 3);
   await sleep(300);
@@ -291,6 +303,62 @@ test('webhooks: sign-in, consent and token events (written after the response) r
     assert.equal(d.status, 200);
   }
   assert.equal(new Set(got.map((d) => d.id)).size, 3, 'one webhook-id per event');
+});
+
+// The transactional outbox of the hot path (docs/events.md, "Recording"): the events of a
+// sign-in, a consent, a code exchange and refreshes are written with the change they describe,
+// before the answer leaves, so killing every oauth worker with SIGKILL right after the last
+// answer loses none of them. The workers are kept busy meanwhile, so none of them goes idle
+// (where a worker that batched its events after the answer would have written them).
+test('webhooks: sign-in, consent, token.issued and token.refreshed survive oauth workers killed (SIGKILL) right after answering', async () => {
+  const ep = endpoint();
+  const types = ['user.login.succeeded', 'consent.granted', 'token.issued', 'token.refreshed'];
+  await createWebhook(ep, { event_types: types });
+  const { client, signIn } = await codeFlowClient(['authorization_code', 'refresh_token']);
+  const probe = await managementToken();
+  let stop = false;
+  const busy = Promise.all(Array.from({ length: 6 }, async () => {
+    while (!stop) {
+      await http('/oauth/introspect', { method: 'POST', form: { token: probe }, headers: { authorization: `Bearer ${probe}` } }).catch(() => null);
+    }
+  }));
+  await sleep(200);
+  let tokens = await signIn();
+  const jtis = [claims(tokens.access_token).jti];
+  for (let i = 0; i < 8; i++) {
+    const r = await http('/oauth/token', { method: 'POST', form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id } });
+    assert.equal(r.status, 200, r.text);
+    tokens = r.json;
+    jtis.push(claims(tokens.access_token).jti);
+  }
+  const oauthMaster = masterPid('oauth');
+  const killed = childPids(oauthMaster);
+  for (const pid of killed) process.kill(pid, 'SIGKILL');
+  stop = true;
+  await busy;
+  await until('the oauth pool replaced', async () => {
+    const now = childPids(oauthMaster);
+    return now.length === killed.length && now.every((pid) => !killed.includes(pid));
+  });
+  const user = claims(tokens.access_token).sub;
+  // Read back through the API: the sign-in, the consent, the exchange and every refresh.
+  const stored = await until('every event stored', async () => {
+    const r = await api('GET', `/api/v1/events?user_id=${user}&page_size=100`);
+    assert.equal(r.status, 200, r.text);
+    const got = r.json.events;
+    const jtisSeen = new Set(got.filter((e) => e.type === 'token.issued' || e.type === 'token.refreshed').map((e) => e.data.jti));
+    return ['user.login.succeeded', 'consent.granted'].every((t) => got.some((e) => e.type === t)) && jtis.every((j) => jtisSeen.has(j)) ? got : null;
+  }, 10000);
+  assert.equal(stored.filter((e) => e.type === 'token.refreshed').length, 8);
+  assert.equal(stored.filter((e) => e.type === 'token.issued').length, 1);
+  // And each delivered once per webhook-id, verified.
+  const mine = () => ep.ep.got.filter((d) => d.verified?.data.user_id === user);
+  await until('every event delivered', () => mine().length >= 11);
+  await sleep(300);
+  const got = mine();
+  assert.equal(new Set(got.map((d) => d.id)).size, 11, 'one webhook-id per event');
+  assert.deepEqual(new Set(got.map((d) => d.verified.data.id)), new Set(stored.filter((e) => types.includes(e.type)).map((e) => e.id)));
+  assert.deepEqual(new Set(got.filter((d) => d.verified.data.data.jti).map((d) => d.verified.data.data.jti)), new Set(jtis));
 });
 
 test('webhooks: deliveries to one receiver reuse their connections', async () => {

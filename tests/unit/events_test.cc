@@ -18,6 +18,7 @@
 #include "paging/counter.h"
 #include "store/migrate.h"
 #include "store/migrations.h"
+#include "tokens/grants.h"
 #include "webhooks/delivery.h"
 #include "webhooks/signing.h"
 #include "webhooks/webhook_store.h"
@@ -227,6 +228,78 @@ BOOST_AUTO_TEST_CASE(events_and_their_deliveries_are_written_together) {
   for (const auto& w : {a->webhook.id, b->webhook.id, c->webhook.id}) {
     BOOST_TEST(hooks.remove(w).is_ok());
   }
+}
+
+// The hot path's outbox (sql/0090_event_outbox.sql): a refresh token and its token.refreshed
+// event are one CALL, written together or, on the duplicate parent that signals reuse, not at
+// all (and the duplicate still reaches the caller as AlreadyExists). The event waits marked in
+// event_outbox, counted in total_size already, until a fan-out queues its deliveries and moves
+// it to its type's count.
+BOOST_AUTO_TEST_CASE(a_refresh_token_and_its_event_are_written_together_and_fanned_out_after) {
+  auto db = migrated_db();
+  if (!db) return;
+  auto key = crypto::MasterKey::from_base64(crypto::base64_encode(crypto::random_bytes(32)));
+  BOOST_REQUIRE(key.is_ok());
+  webhooks::WebhookStore hooks(*db, *key);
+  auto hook = hooks.create(
+      webhooks::WebhookFields{.url = "https://hooks.example.com/refreshed",
+                              .event_types = std::vector<std::string>{"token.refreshed"}});
+  BOOST_REQUIRE(hook.is_ok());
+  // Whatever other fan-outs happen meanwhile, this stays exact: counted + marked.
+  auto total = [&] {
+    auto n = events::count_of_types(*db, {"token.refreshed"});
+    BOOST_REQUIRE(n.is_ok());
+    return *n;
+  };
+  const int64_t before = total();
+  oauth::Grant grant;
+  grant.id = new_id("grt_");
+  grant.user_id = new_id("usr_");
+  grant.absolute_expires_at = unix_now() + 3600;
+  oauth::GrantStore grants(*db);
+  auto first = grants.issue_refresh_token(grant, unix_now(), 600);
+  BOOST_REQUIRE(first.is_ok());
+  auto refreshed = [&] {
+    events::Event e = events::Event::of(events::type::kTokenRefreshed, {.user_id = grant.user_id});
+    e.data["grant_id"] = grant.id;
+    events::Recorder::stamp(e);
+    return e;
+  };
+  const events::Event won = refreshed();
+  auto second = grants.rotate_refresh_token(grant, *first, unix_now(), 600, &won);
+  BOOST_REQUIRE_MESSAGE(second.is_ok(), second.status().to_string());
+  // The same token presented again: the rotation loses, and its event is not written either.
+  const events::Event lost = refreshed();
+  auto again = grants.rotate_refresh_token(grant, *first, unix_now(), 600, &lost);
+  BOOST_TEST(again.status().code() == Code::kAlreadyExists);
+  auto rows = [&](const std::string& sql, const std::string& id) {
+    auto r = db->query(sql, {id});
+    BOOST_REQUIRE(r.is_ok());
+    return (*r)[0].i64(0);
+  };
+  BOOST_TEST(rows("SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = ?", grant.id) == 2);
+  BOOST_TEST(rows("SELECT COUNT(*) FROM events WHERE id = ?", won.id) == 1);
+  BOOST_TEST(rows("SELECT COUNT(*) FROM events WHERE id = ?", lost.id) == 0);
+  BOOST_TEST(rows("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", lost.id) == 0);
+  BOOST_TEST(total() == before + 1);
+  // Inside a caller's transaction the CALL joins it: rolled back with it.
+  const events::Event undone = refreshed();
+  Status st = db->transaction([&]() -> Status {
+    PORTCULLIS_RETURN_IF_ERROR(events::EventStore(*db).record(undone));
+    return Status::failed_precondition("roll back");
+  });
+  BOOST_TEST(st.code() == Code::kFailedPrecondition);
+  BOOST_TEST(rows("SELECT COUNT(*) FROM events WHERE id = ?", undone.id) == 0);
+  // The fan-out (the delivery process's, or another test's) queues the delivery and moves the
+  // event from its mark to its type's count.
+  for (int i = 0; i < 100 && rows("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", won.id);
+       ++i) {
+    BOOST_REQUIRE(events::EventStore(*db).fan_out(500).is_ok());
+  }
+  BOOST_TEST(rows("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", won.id) == 0);
+  BOOST_TEST(rows("SELECT COUNT(*) FROM webhook_deliveries WHERE event_id = ?", won.id) == 1);
+  BOOST_TEST(total() == before + 1);
+  BOOST_TEST(hooks.remove(hook->webhook.id).is_ok());
 }
 
 // A worker keeps its prepared statements: event batches of every size a load can give (1 to

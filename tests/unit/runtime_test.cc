@@ -20,6 +20,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -913,7 +914,7 @@ BOOST_AUTO_TEST_CASE(worker_survives_malformed_peers) {
     BOOST_REQUIRE(c->send_all(fcgi::request_bytes(params, ""), Clock::now() + 1s, &err));
     c->close();
   }
-  // FCGI_KEEP_CONN is answered, then the connection is closed anyway.
+  // Without keepalive_idle, FCGI_KEEP_CONN is answered, then the connection is closed anyway.
   {
     RawOptions keep;
     keep.shutdown_write = false;
@@ -928,4 +929,148 @@ BOOST_AUTO_TEST_CASE(worker_survives_malformed_peers) {
 
   ::kill(pool.pid(), SIGTERM);
   BOOST_TEST(pool.wait_exit(3s) == 0);
+}
+
+// --- Kept-alive FastCGI (ServeOptions::keepalive_idle) -------------------------------------------
+
+// A client connection that asked for FCGI_KEEP_CONN: one request at a time on the same socket.
+class KeptClient {
+ public:
+  explicit KeptClient(const std::string& path) {
+    std::string err;
+    auto c = portcullis::test::UnixConnection::connect(path, &err);
+    BOOST_REQUIRE_MESSAGE(c.has_value(), err);
+    conn_.emplace(std::move(*c));
+  }
+  FcgiResponse send(const std::string& query, std::chrono::milliseconds timeout = 5s) {
+    FcgiResponse r;
+    const auto deadline = Clock::now() + timeout;
+    const std::map<std::string, std::string> params{
+        {"REQUEST_METHOD", "GET"}, {"DOCUMENT_URI", "/t"}, {"QUERY_STRING", query}};
+    if (!conn_->send_all(fcgi::request_bytes(params, "", fcgi::kKeepConn, ++id_), deadline,
+                         &r.error))
+      return r;
+    for (;;) {
+      if (portcullis::test::consume_records(&buf_, &r)) return r;
+      int rc = conn_->read_some(&buf_, deadline, &r.error);
+      if (rc == 0) r.error = "closed before FCGI_END_REQUEST";
+      if (rc <= 0) return r;
+    }
+  }
+  // True once the server has closed the connection (EOF) within `timeout`.
+  bool closed_by_server(std::chrono::milliseconds timeout) {
+    std::string err;
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+      int rc = conn_->read_some(&buf_, deadline, &err);
+      if (rc == 0) return true;
+      if (rc < 0) return false;
+    }
+  }
+  void close() { conn_->close(); }
+
+ private:
+  std::optional<portcullis::test::UnixConnection> conn_;
+  std::string buf_;
+  std::uint16_t id_ = 0;
+};
+
+rt::ServeOptions kept_alive(std::chrono::milliseconds idle) {
+  rt::ServeOptions o;
+  o.keepalive_idle = idle;
+  return o;
+}
+
+BOOST_AUTO_TEST_CASE(kept_connection_serves_requests_then_closes_when_idle) {
+  TempDir tmp;
+  const std::string path = tmp.path("kept.sock");
+  static int generation = 0;
+  Pool pool(path, pool_options(1), {nullptr, demo_worker(&generation, kept_alive(400ms))});
+  BOOST_REQUIRE(pool.wait_ready());
+  KeptClient kept(path);
+  FcgiResponse a = kept.send("");
+  FcgiResponse b = kept.send("");
+  BOOST_TEST(a.status() == 200);
+  BOOST_TEST(b.status() == 200, "second request on the kept connection: " << b.error);
+  BOOST_TEST(field(a, "pid") == field(b, "pid"));
+  // The only worker holds this connection; a new connection is served beside it.
+  FcgiResponse fresh = get(path, "", 5s);
+  BOOST_TEST(fresh.status() == 200, "a new connection starved: " << fresh.error);
+  BOOST_TEST(field(fresh, "pid") == field(a, "pid"));
+  // Left idle past keepalive_idle, the kept connection is closed by the worker.
+  BOOST_TEST(kept.closed_by_server(3s), "the idle kept connection was not closed");
+  ::kill(pool.pid(), SIGTERM);
+  BOOST_TEST(pool.wait_exit(3s) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(one_worker_serves_many_idle_kept_connections_and_new_ones_beside_them) {
+  TempDir tmp;
+  const std::string path = tmp.path("many.sock");
+  static int generation = 0;
+  // The idle timeout is far beyond every bound below: nothing here waits for it.
+  Pool pool(path, pool_options(1), {nullptr, demo_worker(&generation, kept_alive(60s))});
+  BOOST_REQUIRE(pool.wait_ready());
+  std::vector<std::unique_ptr<KeptClient>> held;
+  for (int i = 0; i < 24; ++i) {
+    held.push_back(std::make_unique<KeptClient>(path));
+    FcgiResponse r = held.back()->send("");
+    BOOST_REQUIRE_MESSAGE(r.status() == 200, "kept connection " << i << ": " << r.error);
+  }
+  // Every one of them idle and kept by the only worker: new connections are still served.
+  for (int i = 0; i < 5; ++i) {
+    FcgiResponse fresh = get(path, "", 3s);
+    BOOST_TEST(fresh.status() == 200, "a new connection starved: " << fresh.error);
+  }
+  // And each kept connection serves its next request, in any order.
+  for (int i = static_cast<int>(held.size()) - 1; i >= 0; i -= 3) {
+    FcgiResponse r = held[static_cast<std::size_t>(i)]->send("", 3s);
+    BOOST_TEST(r.status() == 200, "kept connection " << i << ": " << r.error);
+  }
+  ::kill(pool.pid(), SIGTERM);
+  held.clear();  // the peer closes: the stopping worker may exit
+  BOOST_TEST(pool.wait_exit(3s) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(at_its_connection_cap_a_worker_accepts_after_an_idle_close) {
+  TempDir tmp;
+  const std::string path = tmp.path("cap.sock");
+  static int generation = 0;
+  rt::ServeOptions serve = kept_alive(300ms);
+  serve.max_connections = 2;
+  Pool pool(path, pool_options(1), {nullptr, demo_worker(&generation, serve)});
+  BOOST_REQUIRE(pool.wait_ready());
+  KeptClient a(path);
+  KeptClient b(path);
+  BOOST_REQUIRE(a.send("").status() == 200);
+  BOOST_REQUIRE(b.send("").status() == 200);
+  // Both of the worker's slots are taken: the new connection waits in the backlog until the
+  // worker has closed one of them for idleness, then is served.
+  FcgiResponse fresh = get(path, "", 5s);
+  BOOST_TEST(fresh.status() == 200, fresh.error);
+  const bool a_closed = a.closed_by_server(50ms);
+  const bool b_closed = b.closed_by_server(50ms);
+  BOOST_TEST((a_closed || b_closed), "served a third connection with two held open");
+  ::kill(pool.pid(), SIGTERM);
+  BOOST_TEST(pool.wait_exit(3s) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(stopping_worker_serves_its_kept_connection_until_the_peer_closes) {
+  TempDir tmp;
+  const std::string path = tmp.path("drain.sock");
+  static int generation = 0;
+  auto options = pool_options(1);
+  options.stop_timeout = 8000ms;
+  Pool pool(path, options, {nullptr, demo_worker(&generation, kept_alive(2000ms))});
+  BOOST_REQUIRE(pool.wait_ready());
+  KeptClient kept(path);
+  BOOST_TEST(kept.send("").status() == 200);
+  ::kill(pool.pid(), SIGTERM);
+  std::this_thread::sleep_for(500ms);  // the stop has reached the worker (re-sent every 100 ms)
+  // A request nginx sends on the kept connection after the stop is still answered, not cut.
+  FcgiResponse after = kept.send("");
+  BOOST_TEST(after.status() == 200,
+             "request on a kept connection during the stop: " << after.error);
+  BOOST_TEST(field(after, "stop") == 1);
+  kept.close();  // nginx closes: the worker exits, and so does the pool
+  BOOST_TEST(pool.wait_exit(5s) == 0);
 }
