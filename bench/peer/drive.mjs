@@ -187,7 +187,7 @@ async function chains(name, n) {
 const wrkScript = fileURLToPath(new URL('wrk/figure.lua', import.meta.url));
 const wrkThreads = 2;
 const chainsFile = `${env.PORTCULLIS_VAR_DIR ?? '/tmp'}/compare-chains.txt`;
-const inMs = (v, unit) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
+const inMs = (v, unit) => Number(v) * ({ us: 0.001, ms: 1, s: 1000, m: 60000 }[unit] ?? 1);
 async function wrkOnce(name, figure, { seconds = duration, thinkMs = 0 } = {}) {
   const side = sides[name];
   const vars = { WRK_FIGURE: figure, WRK_THREADS: String(wrkThreads), WRK_DELAY_MS: String(thinkMs) };
@@ -213,12 +213,12 @@ async function wrkOnce(name, figure, { seconds = duration, thinkMs = 0 } = {}) {
   const q1 = dbCounters();
   if (out.status !== 0) throw new Error(`wrk ${name} ${figure}: exit ${out.status} ${out.stderr}`);
   const result = /WRK_RESULT (\d+) (\d+) (\d+)/.exec(out.stdout);
-  const p99 = /^\s+99%\s+([\d.]+)(us|ms|s)$/m.exec(out.stdout);
+  const p99 = /^\s+99%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(out.stdout); // wrk pads seconds: "1.15s "
   const took = /requests in ([\d.]+)(us|ms|s|m)/.exec(out.stdout);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out.stdout);
   if (!result || !p99 || !took) throw new Error(`wrk ${name} ${figure}: unreadable output\n${out.stdout}`);
   const [ok, bad, starved] = result.slice(1, 4).map(Number);
-  const elapsed = took[2] === 'm' ? Number(took[1]) * 60 : inMs(took[1], took[2]) / 1000;
+  const elapsed = inMs(took[1], took[2]) / 1000;
   return {
     rate: ok / elapsed, p99: inMs(p99[1], p99[2]), ok,
     errors: bad + starved + (socketErrors ? socketErrors.slice(1).map(Number).reduce((a, b) => a + b, 0) : 0), cpu, db,
