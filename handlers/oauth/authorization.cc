@@ -133,8 +133,11 @@ class AuthorizationFlow final : public LoginFlow {
   // stored. Stored only if it has to wait for the user's consent: with a remembered consent
   // that covers it the code is issued at once, and prompt=none without one fails at once, so
   // neither writes a login request nobody would come back for (two round trips fewer).
-  Result<http::Response> continue_signed_in(LoginRequest& request) {
-    PORTCULLIS_ASSIGN_OR_RETURN(bool ask, must_ask_consent(request));
+  // `consented_scopes`: the user's remembered consent for the request's client and resource,
+  // as read with the session (identity::SessionStore::current), nullopt when none.
+  Result<http::Response> continue_signed_in(LoginRequest& request,
+                                            const std::optional<std::string>& consented_scopes) {
+    PORTCULLIS_ASSIGN_OR_RETURN(bool ask, must_ask_consent(request, &consented_scopes));
     if (!ask) return issue_code(request, unix_now());
     if (prompt_has(request.prompt, "none")) return consent_required(request);
     PORTCULLIS_RETURN_IF_ERROR(LoginRequestStore(services_.db).create(request, unix_now()));
@@ -185,9 +188,13 @@ class AuthorizationFlow final : public LoginFlow {
 
   // False when the user has nothing to consent to: the admin portal is first-party (signing in
   // is all it asks), or a remembered consent covers the scopes and prompt is not "consent".
-  Result<bool> must_ask_consent(const LoginRequest& request) {
+  // `read`: the remembered consent's scopes when they were read already (with the session),
+  // else nullptr: read here.
+  Result<bool> must_ask_consent(const LoginRequest& request,
+                                const std::optional<std::string>* read = nullptr) {
     if (is_portal(request)) return false;
     if (prompt_has(request.prompt, "consent")) return true;
+    if (read) return !ConsentStore::stored_scopes_cover(*read, request.scopes);
     ConsentStore consents(services_.db);
     PORTCULLIS_ASSIGN_OR_RETURN(bool covered, consents.covers(request.user_id, request.client_id,
                                                               request.resource_id, request.scopes));
@@ -261,15 +268,16 @@ Result<http::Response> authorize(server::Context& ctx) {
   }
   std::string client_id = params.get_or("client_id", "");
   if (client_id.empty()) return bad_request_page("The request names no client (client_id).");
-  auto client = resolve_client(ctx.services, client_id, now);
-  if (!client) {
-    if (client.status().code() == Code::kUnavailable) return client.status();
-    return bad_request_page(client.status().code() == Code::kNotFound
+  // A registered client comes with the resource it was registered for (one read).
+  auto resolved = resolve_client_and_resource(ctx.services, client_id, now);
+  if (!resolved) {
+    if (resolved.status().code() == Code::kUnavailable) return resolved.status();
+    return bad_request_page(resolved.status().code() == Code::kNotFound
                                 ? "The application that sent you here is not registered."
-                                : client.status().message());
+                                : resolved.status().message());
   }
+  const ClientInfo* client = &resolved->client;
 
-  ResourceStore resources(ctx.services.db);
   std::optional<std::string> indicator = params.get("resource");
   Result<Resource> resource = Status::not_found("");
   if (client->kind == ClientInfo::Kind::kCimd) {
@@ -286,11 +294,10 @@ Result<http::Response> authorize(server::Context& ctx) {
       return bad_request_page("This server does not accept applications identified by URL.");
     }
   } else {
-    resource = resources.get(client->resource_id);
-    if (!resource) {
-      if (resource.status().code() == Code::kUnavailable) return resource.status();
+    if (!resolved->resource) {
       return bad_request_page("The server this application was registered for no longer exists.");
     }
+    resource = std::move(*resolved->resource);
   }
 
   std::string redirect_uri;
@@ -387,16 +394,20 @@ Result<http::Response> authorize(server::Context& ctx) {
   login.connection_id = params.get_or("connection_id", "").substr(0, 64);
   login.dpop_jkt = dpop_jkt;
 
-  // A browser that is already signed in skips the sign-in pages unless prompt=login.
+  // A browser that is already signed in skips the sign-in pages unless prompt=login. Its
+  // user's remembered consent is read with the session (one round trip).
   identity::SessionStore sessions(ctx.services.db, ctx.services.config);
-  std::optional<identity::Session> session = sessions.current(req, now);
+  std::optional<identity::Session> session =
+      sessions.current(req, now, identity::ConsentOf{login.client_id, login.resource_id});
   if (session && !prompt_has(prompt, "login")) {
     login.user_id = session->user_id;
     login.auth_time = session->auth_time;
   } else if (prompt_has(prompt, "none")) {
     return fail("login_required", "the user is not signed in");
   }
-  if (!login.user_id.empty()) return AuthorizationFlow(ctx.services).continue_signed_in(login);
+  if (!login.user_id.empty()) {
+    return AuthorizationFlow(ctx.services).continue_signed_in(login, session->consented_scopes);
+  }
   LoginRequestStore store(ctx.services.db);
   PORTCULLIS_RETURN_IF_ERROR(store.create(login, now));
   return http::Response::see_other(ctx.services.config.base_url +

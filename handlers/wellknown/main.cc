@@ -106,7 +106,8 @@ Result<http::Response> resource_document(Context& ctx, bool openid) {
       documents().resources.get(ctx.services.db, ctx.services.config,
                                 ctx.request.path_param("resource_id"), monotonic_ms()));
   // no-cache: a cache may keep it, but asks again (If-None-Match, a 304) before each use, so a
-  // changed resource shows as soon as the worker has re-read it (at most a second).
+  // changed resource shows as soon as the worker has re-read it (at most a second) and the
+  // node's nginx has let its copy go (at most 2 s more: nginx/portcullis/document-cache.conf).
   return http::serve_document(ctx.request, openid ? entry->openid : entry->oauth,
                               "public, no-cache");
 }

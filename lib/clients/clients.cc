@@ -107,6 +107,27 @@ Result<AuthenticatableClient> ClientStore::find(const std::string& client_id) {
   return AuthenticatableClient{client_info(c), rows[0].str(7)};
 }
 
+Result<std::pair<ClientInfo, std::optional<Resource>>> ClientStore::get_with_resource(
+    const std::string& client_id) {
+  if (!is_registered_id(client_id)) return no_client(client_id);
+  // Each side's own column list, as derived tables, which MariaDB merges into one lookup of
+  // each primary key.
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query(std::string("SELECT c.*, r.* FROM (SELECT ") + kColumns +
+                    " FROM oauth_clients WHERE id = ?) c LEFT JOIN (SELECT " + kResourceColumns +
+                    " FROM resources) r ON r.id = c.resource_id",
+                {client_id}));
+  if (rows.empty()) return no_client(client_id);
+  PORTCULLIS_ASSIGN_OR_RETURN(RegisteredClient c, from_row(rows[0]));
+  std::pair<ClientInfo, std::optional<Resource>> out{client_info(c), std::nullopt};
+  constexpr size_t kResourceAt = 8;  // after kColumns
+  if (!rows[0].is_null(kResourceAt)) {
+    PORTCULLIS_ASSIGN_OR_RETURN(out.second, resource_from_row(rows[0], kResourceAt));
+  }
+  return out;
+}
+
 Result<ClientInfo> ClientStore::authenticate(const std::string& client_id,
                                              const std::string& secret) {
   auto client = find(client_id);

@@ -9,10 +9,13 @@
 #include <json/value.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "clients/client_info.h"
 #include "clients/client_metadata.h"
+#include "clients/resources.h"
 #include "core/status.h"
 #include "paging/keyset.h"
 #include "store/db.h"
@@ -64,6 +67,11 @@ class ClientStore {
   Result<ClientInfo> get(const std::string& client_id);
   // The same with the secret's hash.
   Result<AuthenticatableClient> find(const std::string& client_id);
+  // The client and the resource it was registered for, in one read (the authorization
+  // endpoint's first round trip). NotFound like get(); the resource is nullopt when it no longer
+  // exists.
+  Result<std::pair<ClientInfo, std::optional<Resource>>> get_with_resource(
+      const std::string& client_id);
   // The client, when `secret` is its secret. Unauthenticated with reason invalid_client on any
   // failure — unknown client, public client, wrong secret — and the same work in each case.
   Result<ClientInfo> authenticate(const std::string& client_id, const std::string& secret);

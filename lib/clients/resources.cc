@@ -19,9 +19,7 @@
 namespace portcullis::oauth {
 namespace {
 
-constexpr const char* kColumns =
-    "id, name, server_url, dcr_enabled, cimd_enabled, access_token_ttl_seconds, scopes, "
-    "create_time, update_time, access_token_signing_alg";
+constexpr const char* kColumns = kResourceColumns;  // clients/resources.h
 
 Status invalid(std::string message) {
   return Status::invalid_argument(std::move(message));
@@ -72,19 +70,7 @@ Result<std::vector<ScopeDef>> scopes_from_json(const std::string& text) {
 }
 
 Result<Resource> from_row(const store::Row& r) {
-  Resource out;
-  out.id = r.str(0);
-  out.name = r.str(1);
-  out.server_url = r.str(2);
-  out.dcr_enabled = r.boolean(3);
-  out.cimd_enabled = r.boolean(4);
-  out.access_token_ttl_seconds = static_cast<int>(r.i64(5));
-  PORTCULLIS_ASSIGN_OR_RETURN(out.scopes, scopes_from_json(r.str(6)));
-  out.create_time = db_time_to_rfc3339(r.str(7));
-  out.update_time = db_time_to_rfc3339(r.str(8));
-  // The column only holds names alg_from_name knows (written below from a JwsAlg).
-  out.access_token_signing_alg = signing_alg_column(r.str(9));
-  return out;
+  return resource_from_row(r);
 }
 
 void apply(Resource& r, const ResourceFields& f) {
@@ -107,6 +93,22 @@ Status duplicate_url(const Status& st) {
 }
 
 }  // namespace
+
+Result<Resource> resource_from_row(const store::Row& r, size_t first) {
+  Resource out;
+  out.id = r.str(first);
+  out.name = r.str(first + 1);
+  out.server_url = r.str(first + 2);
+  out.dcr_enabled = r.boolean(first + 3);
+  out.cimd_enabled = r.boolean(first + 4);
+  out.access_token_ttl_seconds = static_cast<int>(r.i64(first + 5));
+  PORTCULLIS_ASSIGN_OR_RETURN(out.scopes, scopes_from_json(r.str(first + 6)));
+  out.create_time = db_time_to_rfc3339(r.str(first + 7));
+  out.update_time = db_time_to_rfc3339(r.str(first + 8));
+  // The column only holds names alg_from_name knows (written below from a JwsAlg).
+  out.access_token_signing_alg = signing_alg_column(r.str(first + 9));
+  return out;
+}
 
 std::string Resource::issuer(const config::Config& config) const {
   return config.base_url + "/resources/" + id;

@@ -95,6 +95,15 @@ bool resource_indicator_matches(const Resource& resource, std::string_view reque
 // kMaxScopeNameBytes of letters, digits and `_ - . : /`, starting with a letter or digit.
 bool is_valid_scope_name(std::string_view name);
 
+// The columns of `resources` a Resource is read from, in order, and the reader of a row that
+// holds them from column `first` on: for a joined read of another store of this library
+// (ClientStore::get_with_resource), which reads `SELECT … r.* FROM (SELECT
+// <kResourceColumns> FROM resources) r`.
+inline constexpr const char* kResourceColumns =
+    "id, name, server_url, dcr_enabled, cimd_enabled, access_token_ttl_seconds, scopes, "
+    "create_time, update_time, access_token_signing_alg";
+Result<Resource> resource_from_row(const store::Row& row, size_t first = 0);
+
 class ResourceStore {
  public:
   // `max_ttl_seconds`: the longest access-token lifetime allowed (config's

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -186,16 +187,24 @@ Result<Config> from_settings(const Settings& s) {
       parse_int(s, "PORTCULLIS_KEY_PREPUBLISH_SECONDS", 3600, 1, 30 * 86400));
   PORTCULLIS_ASSIGN_OR_RETURN(c.jwks_max_age_seconds,
                               parse_int(s, "PORTCULLIS_JWKS_MAX_AGE_SECONDS", 300, 0, 30 * 86400));
-  // Caches may hold /keys for max-age: a key published for less than that could sign tokens
-  // a client cannot yet verify, so the window bounds the max-age.
-  if (c.jwks_max_age_seconds > c.key_prepublish_seconds) {
-    c.jwks_max_age_seconds = c.key_prepublish_seconds;
-  }
   PORTCULLIS_ASSIGN_OR_RETURN(
       c.management_token_lifetime_seconds,
       parse_int(s, "PORTCULLIS_MANAGEMENT_TOKEN_TTL_SECONDS", 3600, 60, 86400));
   PORTCULLIS_ASSIGN_OR_RETURN(c.keyring_refresh_seconds,
                               parse_int(s, "PORTCULLIS_KEYRING_REFRESH_SECONDS", 30, 1, 3600));
+  // After a rotation, /keys shows the new key to a client once the workers have re-read the
+  // key ring, the node's nginx cache has let its copy go, and the client's own cache has
+  // (max-age): a key published for less than the three could sign tokens a client cannot yet
+  // verify. So the window must outlast the first two, and it bounds the max-age.
+  const int64_t publishing = c.keyring_refresh_seconds + kNginxDocumentCacheSeconds;
+  if (c.key_prepublish_seconds <= publishing) {
+    return Status::invalid_argument(
+        "PORTCULLIS_KEY_PREPUBLISH_SECONDS must be more than PORTCULLIS_KEYRING_REFRESH_SECONDS "
+        "+ " +
+        std::to_string(kNginxDocumentCacheSeconds) + " (nginx's cache of /keys): " +
+        std::to_string(c.key_prepublish_seconds) + " <= " + std::to_string(publishing));
+  }
+  c.jwks_max_age_seconds = std::min(c.jwks_max_age_seconds, c.key_prepublish_seconds - publishing);
   PORTCULLIS_ASSIGN_OR_RETURN(c.worker_busy_limit_ms,
                               parse_int(s, "PORTCULLIS_WORKER_BUSY_LIMIT_MS", 10000, 0, 3600000));
   PORTCULLIS_ASSIGN_OR_RETURN(c.fastcgi_keepalive_idle_ms,

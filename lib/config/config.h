@@ -15,6 +15,11 @@
 
 namespace portcullis::config {
 
+// How long a node's nginx may answer /keys and the metadata from its cache without asking a
+// worker: `fastcgi_cache_valid 200 1s` in nginx/portcullis/document-cache.conf, which nginx
+// counts in whole seconds (more than 1 s, at most 2 s).
+inline constexpr int64_t kNginxDocumentCacheSeconds = 2;
+
 struct DbConfig {
   std::string socket;  // unix socket path; when empty, host + port are used
   std::string host = "127.0.0.1";
@@ -48,9 +53,11 @@ struct Config {
   // Where each pool keeps its shared metrics block (<pool>.metrics) and /metrics reads them;
   // default <var_dir>/metrics, empty = no metrics.
   std::string metrics_dir;
-  // A new signing key is published this long before it signs anything (contract §1).
+  // A new signing key is published this long before it signs anything (contract §1); more
+  // than keyring_refresh_seconds + kNginxDocumentCacheSeconds.
   int64_t key_prepublish_seconds = 3600;
-  // /keys Cache-Control max-age; never longer than the pre-publication window.
+  // /keys Cache-Control max-age; at most the pre-publication window less the key ring's
+  // refresh and nginx's cache (from_settings lowers it).
   int64_t jwks_max_age_seconds = 300;
   // How often a worker re-reads the key ring from the store to learn of rotations.
   int64_t keyring_refresh_seconds = 30;

@@ -1,7 +1,9 @@
 // A resource's metadata documents kept in the worker's memory (issue 16): rendered once, served
 // without touching the database, and checked against the database at most once per
 // `max_age_ms` (1 s by default). So a change to a resource shows in every worker within that
-// bound; each document carries an ETag (http/document.h), the same in every worker.
+// bound (and through each node's nginx, which keeps a copy for up to 2 s, within 3 s:
+// nginx/portcullis/document-cache.conf); each document carries an ETag (http/document.h), the
+// same in every worker.
 #pragma once
 
 #include <cstdint>

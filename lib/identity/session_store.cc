@@ -5,6 +5,7 @@
 #include "crypto/hash.h"
 #include "crypto/random.h"
 #include "log/log.h"
+#include "tokens/consents.h"
 
 namespace portcullis::identity {
 namespace {
@@ -31,19 +32,34 @@ std::optional<std::string> SessionStore::presented_token_hash(const http::Reques
   return crypto::sha256(*value);
 }
 
-std::optional<Session> SessionStore::current(const http::Request& request, int64_t now) {
+std::optional<Session> SessionStore::current(const http::Request& request, int64_t now,
+                                             const std::optional<ConsentOf>& consent) {
   auto hash = presented_token_hash(request);
   if (!hash) return std::nullopt;
-  auto rows = db_.query(
-      "SELECT s.user_id, s.auth_time FROM browser_sessions s JOIN users u ON u.id = s.user_id "
-      "WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND u.active",
-      {*hash, now});
+  // With `consent`, the user's remembered consent comes along (LEFT JOIN: NULL when none).
+  const std::string sql =
+      std::string("SELECT s.user_id, s.auth_time") + (consent ? ", c.scopes" : "") +
+      " FROM browser_sessions s JOIN users u ON u.id = s.user_id" +
+      (consent ? " LEFT JOIN consents c ON c.user_id = s.user_id AND c.client_key = ? AND "
+                 "c.resource_id = ?"
+               : "") +
+      " WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND u.active";
+  store::Params params;
+  if (consent) {
+    params = {oauth::ConsentStore::client_key(consent->client_id), consent->resource_id};
+  }
+  params.emplace_back(*hash);
+  params.emplace_back(now);
+  auto rows = db_.query(sql, params);
   if (!rows) {
     log::warn("session lookup failed", {{"error", rows.status().to_string()}});
     return std::nullopt;
   }
   if (rows->empty()) return std::nullopt;
-  return Session{(*rows)[0].str(0), (*rows)[0].i64(1)};
+  const store::Row& r = (*rows)[0];
+  Session session{r.str(0), r.i64(1), std::nullopt};
+  if (consent) session.consented_scopes = r.opt(2);
+  return session;
 }
 
 Result<std::string> SessionStore::create(const std::string& user_id, int64_t auth_time,

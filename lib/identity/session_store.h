@@ -26,6 +26,16 @@ namespace portcullis::identity {
 struct Session {
   std::string user_id;
   int64_t auth_time = 0;  // when the user proved who they are (OIDC auth_time)
+  // Read with the session when current() was given a consent to look for: the stored scopes
+  // the user granted that client for that resource (tokens/consents.h), nullopt when none.
+  std::optional<std::string> consented_scopes;
+};
+
+// The remembered consent current() reads with the session (the signed-in authorization
+// request: one round trip for both).
+struct ConsentOf {
+  std::string client_id;
+  std::string resource_id;
 };
 
 // A live browser session as the admin portal lists it (never its token).
@@ -43,7 +53,8 @@ class SessionStore {
 
   // The session the request's cookie names: unexpired, unrevoked, of an active user; nullopt
   // otherwise (a database failure counts as signed out, so the user is asked to sign in).
-  std::optional<Session> current(const http::Request& request, int64_t now);
+  std::optional<Session> current(const http::Request& request, int64_t now,
+                                 const std::optional<ConsentOf>& consent = std::nullopt);
 
   // Starts a session and returns the Set-Cookie header value. The session the request's
   // cookie named, if any, is revoked: every sign-in gets a fresh token.

@@ -1,6 +1,7 @@
 #include "log/log.h"
 
 #include <json/json.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +19,15 @@ namespace {
 Level g_min = Level::kInfo;
 std::string g_component = "portcullis";
 std::string g_request_id;
+pid_t g_pid = 0;
+
+// getpid() is a system call (glibc stopped caching it) and a worker writes a line per request;
+// the cache is cleared in a child after fork(), so a forked worker names itself.
+pid_t current_pid() {
+  static const bool forget_in_children = ::pthread_atfork(nullptr, nullptr, [] { g_pid = 0; }) == 0;
+  if (g_pid == 0 || !forget_in_children) g_pid = ::getpid();
+  return g_pid;
+}
 
 std::string_view level_name(Level l) {
   switch (l) {
@@ -58,7 +68,7 @@ void write(Level level, std::string_view msg, std::initializer_list<Field> field
   line["ts"] = rfc3339_millis_now();
   line["level"] = std::string(level_name(level));
   line["component"] = g_component;
-  line["pid"] = static_cast<Json::Int>(getpid());
+  line["pid"] = static_cast<Json::Int>(current_pid());
   line["msg"] = std::string(msg);
   if (!g_request_id.empty()) line["request_id"] = g_request_id;
   for (const Field& f : fields) {

@@ -38,9 +38,6 @@ void on_stop_signal(int) {
   g_stop = 1;
 }
 
-// Exists only so that SIGALRM interrupts a stalled read with EINTR instead of killing the worker.
-void on_alarm(int) {}
-
 void install_handler(int sig, void (*fn)(int)) {
   struct sigaction sa {};
   sa.sa_handler = fn;
@@ -63,34 +60,11 @@ timeval to_timeval(std::chrono::milliseconds d) {
   return tv;
 }
 
-// One-shot ITIMER_REAL for the span of FCGX_Accept_r: libfcgi reads the request header and params
-// in there, before we could set socket timeouts, and retries nothing on EINTR, so the alarm turns a
-// peer that stalls mid-record into "connection closed, try the next one". Limitation: the alarm
-// covers the whole call, so a well-formed request accepted within the same call right after a
-// stalled peer has only the rest of the budget; with nginx as the only peer this does not arise.
-class AlarmGuard {
- public:
-  explicit AlarmGuard(std::chrono::milliseconds timeout) : armed_(timeout.count() > 0) {
-    if (!armed_) return;
-    itimerval it{};
-    it.it_value = to_timeval(timeout);
-    ::setitimer(ITIMER_REAL, &it, nullptr);
-  }
-  ~AlarmGuard() {
-    if (!armed_) return;
-    itimerval off{};
-    ::setitimer(ITIMER_REAL, &off, nullptr);
-  }
-  AlarmGuard(const AlarmGuard&) = delete;
-  AlarmGuard& operator=(const AlarmGuard&) = delete;
-
- private:
-  bool armed_;
-};
-
-// Bounds the handler's body reads and response writes on the accepted connection. Reads
-// FCGX_Request::ipcFd, a field libfcgi marks "don't use": read-only, and it is part of the
-// library's ABI (libfcgi.so.0), so it cannot move without a soname change.
+// Bounds every read and write on the accepted connection: libfcgi's reads of each request's
+// header and params (inside FCGX_Accept_r, which retries nothing, so a timeout ends the
+// connection), the handler's body reads and its response writes. Reads FCGX_Request::ipcFd, a field
+// libfcgi marks "don't use": read-only, and it is part of the library's ABI (libfcgi.so.0), so it
+// cannot move without a soname change.
 void set_io_timeouts(const FCGX_Request& req, std::chrono::milliseconds timeout) {
   if (timeout.count() <= 0 || req.ipcFd < 0) return;
   timeval tv = to_timeval(timeout);
@@ -122,6 +96,8 @@ void pause_interruptibly(long ms, const sigset_t& wait_mask) {
 }
 
 using Clock = std::chrono::steady_clock;
+
+constexpr auto kStopCheckInterval = std::chrono::milliseconds(50);
 
 // The libfcgi request object of one connection the worker holds. libfcgi owns the connection's
 // fd (ipcFd): it closes it itself when the peer closes or breaks the protocol (ipcFd is then -1),
@@ -162,11 +138,8 @@ class Loop {
   // when the connection is over.
   bool serve(Connection& c) {
     FCGX_Request& req = c.request->get();
-    int rc;
-    {
-      AlarmGuard alarm(options_.io_timeout);
-      rc = FCGX_Accept_r(&req);  // reads this connection only: it has no listening socket
-    }
+    // Reads this connection only (it has no listening socket), bounded by its socket timeouts.
+    const int rc = FCGX_Accept_r(&req);
     if (rc < 0) return false;  // closed, garbage or stalled: libfcgi has closed it
     request_started();         // the master's watchdog counts from here (runtime/watchdog.h)
     try {
@@ -243,7 +216,6 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
   // Our handlers first: FCGX_Init only installs its SIGTERM/SIGUSR1 handlers over SIG_DFL/SIG_IGN,
   // and libfcgi's own would make accept fail forever behind our back.
   for (int sig : kStopSignals) install_handler(sig, on_stop_signal);
-  install_handler(SIGALRM, on_alarm);
   const sigset_t stops = stop_signal_set();
   ::sigprocmask(SIG_SETMASK, &stops, nullptr);  // clears whatever mask was inherited
   sigset_t wait_mask;                           // the mask while waiting in ppoll: nothing
@@ -266,8 +238,14 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
   int exit_code = 0;
   log::debug("worker accepting", {{"fd", listen_fd}});
 
+  auto next_stop_check = Clock::time_point::min();
   for (;;) {
-    if (!stopping && stop_requested()) stopping = true;
+    // sigpending is a system call, and a busy loop turns once a request: look every 50 ms (the
+    // clock is read without one). A signal that arrives while ppoll waits sets g_stop at once.
+    if (!stopping && (g_stop || Clock::now() >= next_stop_check)) {
+      stopping = stop_requested();
+      next_stop_check = Clock::now() + kStopCheckInterval;
+    }
     if (stopping && conns.empty()) break;
     const bool accepting = !stopping && conns.size() < options.max_connections;
     pfds.clear();
@@ -284,7 +262,7 @@ int serve_fastcgi(int listen_fd, const std::function<void(FCGX_Request&)>& handl
       n = ::ppoll(pfds.data(), pfds.size(), wait_timeout(conns, options, storage), &wait_mask);
     }
     if (n < 0) {
-      if (errno == EINTR) continue;  // a stop signal (checked by the loop) or SIGALRM leftover
+      if (errno == EINTR) continue;  // a stop signal: g_stop is set, the loop stops
       log::error("ppoll failed", {{"error", std::strerror(errno)}});
       exit_code = 1;
       break;

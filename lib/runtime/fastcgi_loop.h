@@ -11,10 +11,10 @@
 namespace portcullis::runtime {
 
 struct ServeOptions {
-  // Upper bound on how long a peer may stall any single read or write of one request: while the
-  // request header and params arrive (enforced with ITIMER_REAL/SIGALRM, since libfcgi reads them
-  // inside FCGX_Accept_r) and while the handler reads the body or writes the response
-  // (SO_RCVTIMEO/SO_SNDTIMEO). A stalled peer therefore costs a worker at most this long.
+  // Upper bound on how long a peer may stall any single read or write on a connection: while the
+  // request header and params arrive (libfcgi reads them inside FCGX_Accept_r), while the handler
+  // reads the body and while it writes the response. SO_RCVTIMEO/SO_SNDTIMEO, set on each
+  // connection as it is accepted, before libfcgi reads from it: no system call per request.
   std::chrono::milliseconds io_timeout{30000};
   // Called when nothing is ready, before the loop blocks (and not between requests that queue
   // back to back): for work a busy worker defers, such as writing a batch of events. Runs with
@@ -65,8 +65,9 @@ struct ServeOptions {
 // libfcgi never installs its own. The inherited signal mask is cleared, but SIGTERM/SIGINT/
 // SIGUSR1 stay blocked everywhere except inside the ppoll() that waits for work, where they are
 // delivered atomically with the wait (no lost wakeup); libfcgi's reads and writes do not retry
-// EINTR, so a stop never interrupts them. SIGALRM is used for io_timeout and must not be used by
-// the handler.
+// EINTR, so a stop never interrupts them. While requests keep arriving, ppoll returns them
+// without delivering a stop signal, so the loop also looks for a pending one (sigpending) at
+// most every 50 ms rather than around every request: a stop waits that long at most.
 // On return the stop signals stay blocked, so the master's repeated SIGTERM cannot interrupt the
 // caller's cleanup; the process is expected to exit soon after.
 //

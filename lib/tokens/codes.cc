@@ -13,6 +13,10 @@ store::Value optional_text(const std::string& s) {
 
 }  // namespace
 
+std::string CodeStore::hash(const std::string& code) {
+  return crypto::sha256(code);
+}
+
 Result<std::string> CodeStore::issue(const CodeBinding& b, int64_t now) {
   std::string code = crypto::random_token(32);
   PORTCULLIS_RETURN_IF_ERROR(
@@ -21,7 +25,7 @@ Result<std::string> CodeStore::issue(const CodeBinding& b, int64_t now) {
              "resource_id, redirect_uri, code_challenge, scope, user_id, auth_time, "
              "organization_id, nonce, expires_at, dpop_jkt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
              "?, ?, ?)",
-             {crypto::sha256(code), b.login_request_id, b.client_id, b.resource_id, b.redirect_uri,
+             {hash(code), b.login_request_id, b.client_id, b.resource_id, b.redirect_uri,
               b.code_challenge, b.scope, b.user_id, b.auth_time, optional_text(b.organization_id),
               optional_text(b.nonce), now + kCodeLifetimeSeconds, optional_text(b.dpop_jkt)})
           .status());
@@ -37,7 +41,7 @@ Result<StoredCode> CodeStore::find(const std::string& code) {
                 "r.access_token_ttl_seconds, r.access_token_signing_alg FROM authorization_codes c "
                 "LEFT JOIN users u ON u.id "
                 "= c.user_id LEFT JOIN resources r ON r.id = c.resource_id WHERE c.code_hash = ?",
-                {crypto::sha256(code)}));
+                {hash(code)}));
   if (rows.empty()) return Status::not_found("unknown authorization code");
   const store::Row& r = rows[0];
   StoredCode out;
@@ -59,7 +63,7 @@ Result<bool> CodeStore::claim(const std::string& code, const std::string& grant_
       uint64_t changed,
       db_.execute("UPDATE authorization_codes SET used_at = ?, grant_id = ? WHERE code_hash = ? "
                   "AND used_at IS NULL",
-                  {now, grant_id, crypto::sha256(code)}));
+                  {now, grant_id, hash(code)}));
   return changed == 1;
 }
 

@@ -45,6 +45,9 @@ class CodeStore {
  public:
   explicit CodeStore(store::Db& db) : db_(db) {}
 
+  // How a code is stored and looked up: its SHA-256.
+  static std::string hash(const std::string& code);
+
   // Returns the code to hand to the client.
   Result<std::string> issue(const CodeBinding& binding, int64_t now);
   // The stored code with its user's state and its resource, in one read without a lock (the

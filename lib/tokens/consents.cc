@@ -5,35 +5,63 @@
 #include "format/json.h"
 
 namespace portcullis::oauth {
+namespace {
 
-Result<std::optional<std::set<std::string>>> ConsentStore::granted(const std::string& user_id,
-                                                                   const std::string& client_id,
-                                                                   const std::string& resource_id) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query("SELECT scopes FROM consents WHERE user_id = ? AND client_key = ? AND "
-                "resource_id = ?",
-                {user_id, crypto::sha256(client_id), resource_id}));
-  if (rows.empty()) return std::optional<std::set<std::string>>();
+// A consent row's `scopes` (a JSON array of names) as a set.
+std::set<std::string> scope_set(const std::string& stored) {
   std::set<std::string> out;
-  auto scopes = json::parse(rows[0].str(0));
+  auto scopes = json::parse(stored);
   if (scopes && scopes->isArray()) {
     for (const auto& s : *scopes) {
       if (s.isString()) out.insert(s.asString());
     }
   }
-  return std::optional<std::set<std::string>>(std::move(out));
+  return out;
+}
+
+}  // namespace
+
+std::string ConsentStore::client_key(const std::string& client_id) {
+  return crypto::sha256(client_id);
+}
+
+bool ConsentStore::stored_scopes_cover(const std::optional<std::string>& stored,
+                                       const std::vector<std::string>& scopes) {
+  if (!stored) return false;  // never consented, even to nothing
+  const std::set<std::string> have = scope_set(*stored);
+  for (const auto& s : scopes) {
+    if (!have.count(s)) return false;
+  }
+  return true;
+}
+
+Result<std::optional<std::set<std::string>>> ConsentStore::granted(const std::string& user_id,
+                                                                   const std::string& client_id,
+                                                                   const std::string& resource_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<std::string> stored,
+                              stored_scopes(user_id, client_id, resource_id));
+  if (!stored) return std::optional<std::set<std::string>>();
+  return std::optional<std::set<std::string>>(scope_set(*stored));
+}
+
+Result<std::optional<std::string>> ConsentStore::stored_scopes(const std::string& user_id,
+                                                               const std::string& client_id,
+                                                               const std::string& resource_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT scopes FROM consents WHERE user_id = ? AND client_key = ? AND "
+                "resource_id = ?",
+                {user_id, client_key(client_id), resource_id}));
+  if (rows.empty()) return std::optional<std::string>();
+  return rows[0].opt(0);
 }
 
 Result<bool> ConsentStore::covers(const std::string& user_id, const std::string& client_id,
                                   const std::string& resource_id,
                                   const std::vector<std::string>& scopes) {
-  PORTCULLIS_ASSIGN_OR_RETURN(auto have, granted(user_id, client_id, resource_id));
-  if (!have) return false;  // never consented, even to nothing
-  for (const auto& s : scopes) {
-    if (!have->count(s)) return false;
-  }
-  return true;
+  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<std::string> stored,
+                              stored_scopes(user_id, client_id, resource_id));
+  return stored_scopes_cover(stored, scopes);
 }
 
 Status ConsentStore::remember(const std::string& user_id, const std::string& client_id,
@@ -50,8 +78,7 @@ Status ConsentStore::remember(const std::string& user_id, const std::string& cli
             "INSERT INTO consents (user_id, client_key, resource_id, client_id, scopes, "
             "update_time) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE scopes = "
             "VALUES(scopes), update_time = VALUES(update_time)",
-            {user_id, crypto::sha256(client_id), resource_id, client_id, json::write(list),
-             db_now()})
+            {user_id, client_key(client_id), resource_id, client_id, json::write(list), db_now()})
         .status();
   });
 }
@@ -61,8 +88,7 @@ Status ConsentStore::remove_all_of_user(const std::string& user_id) {
 }
 
 Status ConsentStore::remove_all_of_client(const std::string& client_id) {
-  return db_.execute("DELETE FROM consents WHERE client_key = ?", {crypto::sha256(client_id)})
-      .status();
+  return db_.execute("DELETE FROM consents WHERE client_key = ?", {client_key(client_id)}).status();
 }
 
 Status ConsentStore::remove_all_of_resource(const std::string& resource_id) {

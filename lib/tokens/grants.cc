@@ -9,6 +9,7 @@
 #include "crypto/random.h"
 #include "events/event_store.h"
 #include "tokens/access_token.h"
+#include "tokens/codes.h"
 #include "tokens/grant_revocation.h"
 
 namespace portcullis::oauth {
@@ -34,29 +35,62 @@ Grant grant_from(const store::Row& r, size_t at = 0) {
   return g;
 }
 
-// A new refresh token of the grant; `parent_hash` names the token it replaces (null for the
-// first), and the unique key on it refuses a second replacement of the same token.
+// The values of a grant's row, in the column order of create() and of the stored procedure
+// portcullis_redeem_code (sql/0091_code_exchange.sql).
+store::Params grant_row(const Grant& g) {
+  return {g.id,
+          g.user_id,
+          g.client_id,
+          g.resource_id,
+          g.scope,
+          g.auth_time,
+          g.organization_id.empty() ? store::Value(nullptr) : store::Value(g.organization_id),
+          db_now(),
+          g.absolute_expires_at,
+          g.dpop_jkt.empty() ? store::Value(nullptr) : store::Value(g.dpop_jkt)};
+}
+
+// Appends `values` to a statement's parameters.
+void append(store::Params& params, store::Params values) {
+  params.insert(params.end(), std::make_move_iterator(values.begin()),
+                std::make_move_iterator(values.end()));
+}
+
+// A new refresh token of the grant and its row's five values (token_hash, grant_id, parent_hash,
+// create_time, expires_at: the last five of portcullis_record_event); `parent_hash` names the
+// token it replaces (null for the first), and the unique key on it refuses a second replacement
+// of the same token.
+struct NewRefreshToken {
+  std::string token;
+  store::Params row;
+};
+
+NewRefreshToken new_refresh_token(const Grant& grant, store::Value parent_hash, int64_t now,
+                                  int64_t idle_seconds) {
+  std::string token = crypto::random_token(32);
+  int64_t expires = std::min(now + idle_seconds, grant.absolute_expires_at);
+  store::Params row{crypto::sha256(token), grant.id, std::move(parent_hash), db_now(), expires};
+  return {std::move(token), std::move(row)};
+}
+
 // With `event`, the token and the event are one CALL (sql/0090_event_outbox.sql): both are
 // written or neither, and a duplicate parent_hash comes back as the same AlreadyExists.
 Result<std::string> insert_refresh_token(store::Db& db, const Grant& grant,
                                          store::Value parent_hash, int64_t now,
                                          int64_t idle_seconds, const events::Event* event) {
-  std::string token = crypto::random_token(32);
-  int64_t expires = std::min(now + idle_seconds, grant.absolute_expires_at);
-  store::Params params{crypto::sha256(token), grant.id, std::move(parent_hash), db_now(), expires};
+  NewRefreshToken fresh = new_refresh_token(grant, std::move(parent_hash), now, idle_seconds);
   if (!event) {
     PORTCULLIS_RETURN_IF_ERROR(
         db.execute("INSERT INTO refresh_tokens (token_hash, grant_id, parent_hash, create_time, "
                    "expires_at) VALUES (?, ?, ?, ?, ?)",
-                   params)
+                   fresh.row)
             .status());
-    return token;
+    return std::move(fresh.token);
   }
   store::Params call = events::event_row(*event);
-  call.insert(call.end(), std::make_move_iterator(params.begin()),
-              std::make_move_iterator(params.end()));
+  append(call, std::move(fresh.row));
   PORTCULLIS_RETURN_IF_ERROR(db.execute(events::kRecordEventCall, call).status());
-  return token;
+  return std::move(fresh.token);
 }
 
 }  // namespace
@@ -68,11 +102,32 @@ Status GrantStore::create(Grant& g) {
           "INSERT INTO grants (id, user_id, client_id, resource_id, scope, auth_time, "
           "organization_id, create_time, absolute_expires_at, dpop_jkt) VALUES (?, ?, ?, ?, ?, "
           "?, ?, ?, ?, ?)",
-          {g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.auth_time,
-           g.organization_id.empty() ? store::Value(nullptr) : store::Value(g.organization_id),
-           db_now(), g.absolute_expires_at,
-           g.dpop_jkt.empty() ? store::Value(nullptr) : store::Value(g.dpop_jkt)})
+          grant_row(g))
       .status();
+}
+
+Result<std::optional<std::string>> GrantStore::create_from_code(Grant& g, const std::string& code,
+                                                                int64_t now, int64_t idle_seconds,
+                                                                bool with_refresh_token,
+                                                                const events::Event& event) {
+  if (g.id.empty()) g.id = new_id("grt_");
+  store::Params call{CodeStore::hash(code), now};
+  append(call, grant_row(g));
+  append(call, events::event_row(event));
+  std::optional<std::string> token;
+  if (with_refresh_token) {
+    NewRefreshToken fresh = new_refresh_token(g, nullptr, now, idle_seconds);
+    append(call, std::move(fresh.row));
+    token = std::move(fresh.token);
+  } else {
+    call.resize(call.size() + 5, store::Value(nullptr));  // no refresh token: five NULLs
+  }
+  PORTCULLIS_RETURN_IF_ERROR(
+      db_.execute("CALL portcullis_redeem_code(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  call)
+          .status());
+  return token;
 }
 
 Result<Grant> GrantStore::get(const std::string& grant_id) {

@@ -39,6 +39,13 @@ nginx_render() {
   # 0660 sockets. Local stacks only; production runs nginx as www-data (see docs).
   [[ $(id -u) -eq 0 ]] && user_directive="user root;"
   cp "$src"/portcullis/*.conf "$NGINX_PREFIX/conf/portcullis/"
+  # The documents' cache zone (nginx/portcullis/document-cache-zone.conf) under the var dir;
+  # nginx creates its last directory.
+  mkdir -p "$NGINX_PREFIX/cache"
+  sed "s#/var/lib/nginx/portcullis-documents#$NGINX_PREFIX/cache/documents#" \
+    "$src/portcullis/document-cache-zone.conf" >"$NGINX_PREFIX/conf/portcullis/document-cache-zone.conf"
+  grep -q "$NGINX_PREFIX/cache/documents" "$NGINX_PREFIX/conf/portcullis/document-cache-zone.conf" ||
+    die "no cache path to replace in $src/portcullis/document-cache-zone.conf"
   sed -e "s#@VAR_DIR@#$VAR_DIR#g" \
     -e "s#@NGINX_PREFIX@#$NGINX_PREFIX#g" \
     -e "s#@RUN_DIR@#$RUN_DIR#g" \

@@ -57,8 +57,9 @@ function request(agent, { method = 'GET', path, body, headers = {} }, boundMs = 
 const mix = [
   { req: { path: '/healthz' }, check: (r) => r.status === 200 && JSON.parse(r.text).status === 'ok' },
   {
-    req: { path: '/.well-known/oauth-authorization-server' },
-    check: (r) => r.status === 200 && JSON.parse(r.text).issuer === baseUrl,
+    // A 404 of the wellknown worker: never from nginx's cache of the documents.
+    req: { path: '/.well-known/openid-configuration' },
+    check: (r) => r.status === 404 && JSON.parse(r.text).error === 'not_found',
   },
   {
     // No client authentication: the oauth worker refuses it in the OAuth error shape.

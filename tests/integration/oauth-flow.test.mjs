@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, decodeJwt } from 'jose';
 import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls } from './harness.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
+import { api } from './management.mjs';
 
 const verifierOf = () => randomBytes(32).toString('base64url');
 const challengeOf = (v) => createHash('sha256').update(v).digest('base64url');
@@ -264,6 +265,60 @@ test('code exchange: one code presented at once several times wins at most once,
       assertOAuthError(assert, await refresh(publicClient, w.json.refresh_token), 400, 'invalid_grant');
     }
   }
+});
+
+test('code exchange: of concurrent exchanges of one code exactly one wins; its token.issued and the replays\' token.revoked (code_replay) are on record when the answers are in', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const answers = await Promise.all(Array.from({ length: 6 }, () => exchange(publicClient, a.code, a.verifier)));
+  const won = answers.filter((r) => r.status === 200);
+  assert.equal(won.length, 1, answers.map((r) => `${r.status} ${r.text}`).join('\n'));
+  for (const r of answers.filter((x) => x.status !== 200)) assertOAuthError(assert, r, 400, 'invalid_grant');
+  const { sub, jti } = decodeJwt(won[0].json.access_token);
+  const grant = jti.split('.')[0];
+  assert.match(grant, /^grt_/);
+  // Written in the transactions of the exchange and of the replays' revocations: no waiting.
+  const events = async (query) => {
+    const r = await api('GET', `/api/v1/events?${query}&page_size=100`);
+    assert.equal(r.status, 200, r.text);
+    return r.json.events;
+  };
+  const issued = (await events(`types=token.issued&user_id=${sub}`)).filter((e) => e.data.grant_id === grant);
+  assert.equal(issued.length, 1, JSON.stringify(issued));
+  assert.equal(issued[0].client_id, publicClient.client_id);
+  assert.equal(issued[0].resource_id, R1.id);
+  assert.equal(issued[0].data.grant_type, 'authorization_code');
+  assert.equal(issued[0].data.jti, jti);
+  const revoked = (await events(`types=token.revoked&client_id=${encodeURIComponent(publicClient.client_id)}`))
+    .filter((e) => e.data.grant_id === grant);
+  assert.ok(revoked.length >= 1 && revoked.every((e) => e.data.reason === 'code_replay'), JSON.stringify(revoked));
+  // The winner's tokens died with the replay.
+  assert.deepEqual((await introspect(won[0].json.access_token)).json, { active: false });
+  assertOAuthError(assert, await refresh(publicClient, won[0].json.refresh_token), 400, 'invalid_grant');
+});
+
+test('a signed-in browser\'s remembered consent is the user\'s for one client and one resource: another client asks again', async () => {
+  const first = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const browser = first.browser;
+  const sameResource = await register(R1, { client_name: 'Second App', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_uri: `https://${uniq()}.example` });
+  const otherResource = await register(R2, { client_name: 'Third App', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_uri: `https://${uniq()}.example` });
+  for (const client of [sameResource, otherResource]) {
+    const page = await browser.follow(authorizeUrl(client, { scope: 'todo:read' }).url);
+    assert.equal(page.location, undefined, `the consent page, not a redirect: ${page.location}`);
+    assert.match(page.html, /decision/);
+    const none = authorizeUrl(client, { scope: 'todo:read', extra: { prompt: 'none' } });
+    const back = new URL((await browser.follow(none.url)).location);
+    assert.equal(back.searchParams.get('error'), 'consent_required');
+    assert.equal(back.searchParams.get('code'), null);
+  }
+  // The consented client still comes straight back with a code, for the signed-in user.
+  const again = authorizeUrl(publicClient, { scope: 'todo:read' });
+  const page = await browser.follow(again.url);
+  const code = new URL(page.location).searchParams.get('code');
+  assert.ok(code, page.location);
+  const t = await exchange(publicClient, code, again.verifier);
+  assert.equal(t.status, 200, t.text);
+  const firstTokens = await exchange(publicClient, first.code, first.verifier);
+  assert.equal(decodeJwt(t.json.access_token).sub, decodeJwt(firstTokens.json.access_token).sub);
 });
 
 test('refresh: rotation, reuse detection revokes the family, scope may only narrow', async () => {

@@ -397,10 +397,10 @@ test('discovery: the four metadata URLs serve one exact document per resource', 
     assert.match(pre.headers.get('access-control-allow-headers'), /MCP-Protocol-Version/i);
   }
 
-  // The switches shape the document at all four URLs at once, within the second a worker may
-  // serve its rendered copy (docs/oauth.md).
+  // The switches shape the document at all four URLs at once, within the 3 s a worker's rendered
+  // copy (1 s) and nginx's cache of it (2 s) may be served (docs/oauth.md).
   await api('PATCH', `/api/v1/resources/${r.id}`, { json: { dcr_enabled: false, cimd_enabled: false } });
-  await sleep(1100);
+  await sleep(3100);
   const off = await documents(r.id);
   for (const doc of [off.oauth, off.openid]) {
     assert.equal(doc.registration_endpoint, undefined);

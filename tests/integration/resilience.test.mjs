@@ -27,8 +27,9 @@ test('a worker killed with SIGKILL is replaced within 2 s while requests keep be
     assert.ok(before.length >= 1);
     let stop = false;
     // Introspection for the oauth pool: it reads the database on every call and, unlike the
-    // token endpoint, has no per-client rate limit for the load to run into.
-    const running = load(() => http(family === 'oauth' ? '/oauth/introspect' : '/keys', family === 'oauth'
+    // token endpoint, has no per-client rate limit for the load to run into. /healthz for the
+    // wellknown pool: every one reaches a worker (nginx answers /keys from its cache).
+    const running = load(() => http(family === 'oauth' ? '/oauth/introspect' : '/healthz', family === 'oauth'
       ? { method: 'POST', form: { token: probeToken }, headers: { authorization: `Bearer ${probeToken}` } }
       : {}), () => stop);
     await sleep(300);

@@ -53,11 +53,19 @@ BOOST_AUTO_TEST_CASE(validates_and_applies_defaults) {
   s["PORTCULLIS_WORKERS"] = "-1";
   BOOST_TEST(!config::from_settings(s).is_ok());
 
-  // /keys may never be cached longer than a new key is pre-published.
+  // /keys may never be cached longer than a new key is pre-published, less the workers' key
+  // ring refresh (30 s by default) and nginx's cache of /keys (2 s).
   s = base();
   s["PORTCULLIS_KEY_PREPUBLISH_SECONDS"] = "60";
   s["PORTCULLIS_JWKS_MAX_AGE_SECONDS"] = "300";
-  BOOST_TEST(config::from_settings(s)->jwks_max_age_seconds == 60);
+  BOOST_TEST(config::from_settings(s)->jwks_max_age_seconds == 28);
+  s["PORTCULLIS_KEYRING_REFRESH_SECONDS"] = "1";
+  BOOST_TEST(config::from_settings(s)->jwks_max_age_seconds == 57);
+  // A window the key ring and nginx's cache do not fit in is refused.
+  s["PORTCULLIS_KEY_PREPUBLISH_SECONDS"] = "3";
+  BOOST_TEST(!config::from_settings(s).is_ok());
+  s["PORTCULLIS_KEY_PREPUBLISH_SECONDS"] = "4";
+  BOOST_TEST(config::from_settings(s)->jwks_max_age_seconds == 1);
 }
 
 BOOST_AUTO_TEST_CASE(password_files_lose_their_trailing_newline) {

@@ -2,13 +2,16 @@
 #include "tokens/grants.h"
 
 #include <boost/test/unit_test.hpp>
+#include <tuple>
 
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "crypto/hash.h"
 #include "db_fixture.h"
+#include "events/recorder.h"
 #include "store/migrate.h"
 #include "tokens/access_token.h"
+#include "tokens/codes.h"
 
 using namespace portcullis;
 using namespace portcullis::oauth;
@@ -99,6 +102,75 @@ BOOST_FIXTURE_TEST_CASE(a_token_is_rotated_once_whoever_tries_second, Fixture) {
   auto late = grants.rotate_refresh_token(grant, *second, grant.absolute_expires_at - 10, kIdle);
   BOOST_REQUIRE(late.is_ok());
   BOOST_TEST(grants.find_refresh_token(*late)->expires_at == grant.absolute_expires_at);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_code_makes_one_grant_whoever_tries_second, Fixture) {
+  CodeStore codes(*db);
+  GrantStore grants(*db);
+  store::Db other_worker(config->db);
+  GrantStore elsewhere(other_worker);
+  CodeBinding binding;
+  binding.client_id = grant.client_id;
+  binding.resource_id = grant.resource_id;
+  binding.redirect_uri = "http://127.0.0.1:3000/callback";
+  binding.code_challenge = std::string(43, 'c');
+  binding.scope = grant.scope;
+  binding.user_id = user_id;
+  binding.auth_time = kNow;
+  auto issued = [&](const Grant& g) {
+    events::Event e = events::Event::of(events::type::kTokenIssued, {.user_id = user_id});
+    e.data["grant_id"] = g.id;
+    events::Recorder::stamp(e);
+    return e;
+  };
+  auto count = [&](const std::string& sql, const std::string& id) {
+    auto r = db->query(sql, {id});
+    BOOST_REQUIRE(r.is_ok());
+    return (*r)[0].i64(0);
+  };
+  auto exchange_of = [&](GrantStore& store, const std::string& code, bool refresh) {
+    Grant g = grant;
+    g.id = new_id("grt_");
+    const events::Event e = issued(g);
+    auto token = store.create_from_code(g, code, kNow, kIdle, refresh, e);
+    return std::make_tuple(g, e, token);
+  };
+  auto code = codes.issue(binding, kNow);
+  BOOST_REQUIRE(code.is_ok());
+  // The first exchange claims the code, and stores the grant, its refresh token and the event.
+  auto [won, won_event, token] = exchange_of(grants, *code, true);
+  BOOST_REQUIRE_MESSAGE(token.is_ok(), token.status().to_string());
+  BOOST_REQUIRE(token->has_value());
+  auto stored = codes.find(*code);
+  BOOST_REQUIRE(stored.is_ok());
+  BOOST_TEST(stored->used_at.value_or(0) == kNow);
+  BOOST_TEST(stored->grant_id == won.id);
+  BOOST_TEST(grants.find_refresh_token(**token)->grant.id == won.id);
+  BOOST_TEST(grants.find_refresh_token(**token)->expires_at == kNow + kIdle);
+  BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", won_event.id) == 1);
+  BOOST_TEST(count("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", won_event.id) == 1);
+  // Another worker's exchange of the same code (it read the code before the claim landed)
+  // loses: AlreadyExists, and nothing of it is written.
+  auto [lost, lost_event, none] = exchange_of(elsewhere, *code, true);
+  BOOST_TEST(none.status().code() == Code::kAlreadyExists);
+  BOOST_TEST(count("SELECT COUNT(*) FROM grants WHERE id = ?", lost.id) == 0);
+  BOOST_TEST(count("SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = ?", lost.id) == 0);
+  BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", lost_event.id) == 0);
+  BOOST_TEST(count("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", lost_event.id) == 0);
+  BOOST_TEST(codes.find(*code)->grant_id == won.id);
+  // An unknown code is claimed by nobody either.
+  auto [ghost, ghost_event, unknown] = exchange_of(grants, "no-such-code", true);
+  BOOST_TEST(unknown.status().code() == Code::kAlreadyExists);
+  BOOST_TEST(count("SELECT COUNT(*) FROM grants WHERE id = ?", ghost.id) == 0);
+  // A client without the refresh_token grant: the grant and the event, no refresh token.
+  auto second_code = codes.issue(binding, kNow);
+  BOOST_REQUIRE(second_code.is_ok());
+  auto [bare, bare_event, no_token] = exchange_of(grants, *second_code, false);
+  BOOST_REQUIRE_MESSAGE(no_token.is_ok(), no_token.status().to_string());
+  BOOST_TEST(!no_token->has_value());
+  BOOST_TEST(count("SELECT COUNT(*) FROM grants WHERE id = ?", bare.id) == 1);
+  BOOST_TEST(count("SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = ?", bare.id) == 0);
+  BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", bare_event.id) == 1);
 }
 
 BOOST_FIXTURE_TEST_CASE(access_tokens_die_with_their_grant_or_alone, Fixture) {
