@@ -2,6 +2,7 @@
 
 #include "core/time.h"
 #include "format/json.h"
+#include "format/json_strings.h"
 #include "organizations/login_methods.h"
 #include "outbound/url.h"
 
@@ -68,10 +69,7 @@ Result<LoginSettings> LoginSettingsStore::get() {
   s.custom_login_url = rows[0].str(0);
   auto methods = json::parse(rows[0].str(1));
   if (!methods || !methods->isArray()) return Status::internal("stored login_methods not JSON");
-  s.login_methods.clear();
-  for (const auto& m : *methods) {
-    if (m.isString()) s.login_methods.push_back(m.asString());
-  }
+  s.login_methods = json::string_elements(*methods);
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include "events/delivery_store.h"
 #include "events/types.h"
 #include "format/json.h"
+#include "format/json_strings.h"
 #include "paging/counter.h"
 
 namespace portcullis::events {
@@ -334,9 +335,7 @@ Result<Json::Value> EventStore::user_access(const std::string& user_id, int max_
     if (type == "consent.granted" || type == "token.issued" || type == "token.refreshed") {
       std::vector<std::string> scopes;
       if ((*data)["scopes"].isArray()) {
-        for (const auto& s : (*data)["scopes"]) {
-          if (s.isString()) scopes.push_back(s.asString());
-        }
+        scopes = json::string_elements((*data)["scopes"]);
       } else if ((*data)["scope"].isString()) {
         scopes = split_spaces((*data)["scope"].asString());
       }

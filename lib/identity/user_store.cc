@@ -3,6 +3,7 @@
 #include "core/ids.h"
 #include "core/time.h"
 #include "format/json.h"
+#include "format/json_strings.h"
 #include "format/metadata.h"
 #include "format/text.h"
 #include "identity/email_address.h"
@@ -80,11 +81,8 @@ std::vector<std::string> roles_from(const std::optional<std::string>& stored) {
   std::vector<std::string> roles;
   if (!stored) return roles;
   auto parsed = json::parse(*stored);
-  if (!parsed || !parsed->isArray()) return roles;
-  for (const auto& r : *parsed) {
-    if (r.isString()) roles.push_back(r.asString());
-  }
-  return roles;
+  if (!parsed) return roles;
+  return json::string_elements(*parsed);
 }
 
 }  // namespace

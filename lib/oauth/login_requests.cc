@@ -3,6 +3,7 @@
 #include "core/time.h"
 #include "crypto/random.h"
 #include "format/json.h"
+#include "format/json_strings.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -62,11 +63,8 @@ Result<LoginRequest> LoginRequestStore::get(const std::string& id, int64_t now) 
   r.client_id = row.str(1);
   r.resource_id = row.str(2);
   r.redirect_uri = text(*params, "redirect_uri");
-  if (const Json::Value* scopes = json::find_member(*params, "scopes");
-      scopes && scopes->isArray()) {
-    for (const auto& s : *scopes) {
-      if (s.isString()) r.scopes.push_back(s.asString());
-    }
+  if (const Json::Value* scopes = json::find_member(*params, "scopes")) {
+    r.scopes = json::string_elements(*scopes);
   }
   r.state = text(*params, "state");
   r.code_challenge = text(*params, "code_challenge");

@@ -9,6 +9,7 @@
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "format/json.h"
+#include "format/json_strings.h"
 #include "identity/email_address.h"
 #include "identity/session_store.h"
 #include "identity/user_store.h"
@@ -343,17 +344,6 @@ Result<Json::Value> group_roles_of(store::Db& db, const std::string& organizatio
   return Json::Value(Json::objectValue);
 }
 
-std::set<std::string> string_set(const std::string& json_array) {
-  std::set<std::string> out;
-  auto parsed = json::parse(json_array);
-  if (parsed && parsed->isArray()) {
-    for (const auto& v : *parsed) {
-      if (v.isString()) out.insert(v.asString());
-    }
-  }
-  return out;
-}
-
 std::string json_array(const std::set<std::string>& values) {
   Json::Value out(Json::arrayValue);
   for (const auto& v : values) out.append(v);
@@ -415,8 +405,8 @@ Status reapply_group_roles(store::Db& db, const std::string& organization_id,
                "organization_id = ? FOR UPDATE",
                {organization_id}));
   if (!queued.empty()) {
-    for (const auto& n : string_set(queued[0].str(0))) previous_names.insert(n);
-    for (const auto& r : string_set(queued[0].str(1))) previous_roles.insert(r);
+    for (const auto& n : json::string_set(queued[0].str(0))) previous_names.insert(n);
+    for (const auto& r : json::string_set(queued[0].str(1))) previous_roles.insert(r);
   }
   const std::string now = db_now();
   return db
@@ -479,13 +469,13 @@ Result<bool> run_role_job(store::Db& db) {
     auto current = group_roles_of(db, organization_id);
     if (!current && current.status().code() == Code::kNotFound) return done();
     PORTCULLIS_RETURN_IF_ERROR(current.status());
-    std::set<std::string> names = string_set(jobs[0].str(1));
+    std::set<std::string> names = json::string_set(jobs[0].str(1));
     for (const auto& name : current->getMemberNames()) names.insert(name);
     PORTCULLIS_ASSIGN_OR_RETURN(
         std::vector<std::string> slice,
         mapped_members(db, organization_id, names, jobs[0].opt(3).value_or(""), kRoleJobSlice));
-    PORTCULLIS_RETURN_IF_ERROR(
-        ScimStore(db, organization_id, "").apply_group_roles(slice, string_set(jobs[0].str(2))));
+    PORTCULLIS_RETURN_IF_ERROR(ScimStore(db, organization_id, "")
+                                   .apply_group_roles(slice, json::string_set(jobs[0].str(2))));
     if (slice.size() < kRoleJobSlice) return done();
     // The next slice later; other organizations' jobs take their turn first.
     return db

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "format/json_strings.h"
 #include "sso/config_fields.h"
 
 namespace portcullis::social {
@@ -10,7 +11,6 @@ namespace {
 using sso::fields::https_url;
 using sso::fields::scope_tokens;
 using sso::fields::str;
-using sso::fields::string_list;
 using sso::fields::strings;
 using sso::fields::text;
 
@@ -197,7 +197,7 @@ Json::Value config_json(const SocialConnection& c) {
 
 void read_config(const Json::Value& j, SocialConnection& c) {
   c.client_id = str(j, "client_id");
-  c.scopes = string_list(j.isObject() ? j["scopes"] : Json::Value::nullSingleton());
+  c.scopes = json::string_elements(j.isObject() ? j["scopes"] : Json::Value::nullSingleton());
   c.issuer = str(j, "issuer");
   c.authorization_endpoint = str(j, "authorization_endpoint");
   c.token_endpoint = str(j, "token_endpoint");

@@ -43,15 +43,6 @@ Json::Value strings(const std::vector<std::string>& list) {
   return a;
 }
 
-std::vector<std::string> string_list(const Json::Value& v) {
-  std::vector<std::string> out;
-  if (!v.isArray()) return out;
-  for (const auto& s : v) {
-    if (s.isString()) out.push_back(s.asString());
-  }
-  return out;
-}
-
 std::string str(const Json::Value& v, const char* key) {
   return v.isObject() && v[key].isString() ? v[key].asString() : std::string();
 }

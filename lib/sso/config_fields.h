@@ -24,8 +24,6 @@ Result<std::string> https_url(const Json::Value& v, const std::string& key);
 Result<std::vector<std::string>> scope_tokens(const Json::Value& v, bool allow_empty);
 
 Json::Value strings(const std::vector<std::string>& list);
-// The strings of an array (others skipped); empty when `v` is not an array.
-std::vector<std::string> string_list(const Json::Value& v);
 // The string member `key` of an object; empty when absent or not a string.
 std::string str(const Json::Value& v, const char* key);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "format/json_strings.h"
 #include "sso/config_fields.h"
 
 namespace portcullis::sso {
@@ -11,7 +12,6 @@ namespace {
 using fields::https_url;
 using fields::scope_tokens;
 using fields::str;
-using fields::string_list;
 using fields::strings;
 using fields::text;
 
@@ -203,12 +203,12 @@ void read_config(const Json::Value& v, Connection& c) {
   c.mapping.external_id = str(m, "external_id");
   c.issuer = str(v, "issuer");
   c.client_id = str(v, "client_id");
-  c.scopes = string_list(v["scopes"]);
+  c.scopes = json::string_elements(v["scopes"]);
   c.idp_metadata_xml = str(v, "idp_metadata_xml");
   c.idp_metadata_url = str(v, "idp_metadata_url");
   c.idp_entity_id = str(v, "idp_entity_id");
   c.idp_sso_url = str(v, "idp_sso_url");
-  c.idp_certificates = string_list(v["idp_certificates"]);
+  c.idp_certificates = json::string_elements(v["idp_certificates"]);
   // Only this name: the "idp_initiated" flag of earlier versions had no effect, and turning
   // IdP-initiated login on must be a deliberate act, never an upgrade's.
   auto flag = [&v](const char* key) { return v.isObject() && v[key].isBool() && v[key].asBool(); };

@@ -3,24 +3,9 @@
 #include "core/time.h"
 #include "crypto/hash.h"
 #include "format/json.h"
+#include "format/json_strings.h"
 
 namespace portcullis::oauth {
-namespace {
-
-// A consent row's `scopes` (a JSON array of names) as a set.
-std::set<std::string> scope_set(const std::string& stored) {
-  std::set<std::string> out;
-  auto scopes = json::parse(stored);
-  if (scopes && scopes->isArray()) {
-    for (const auto& s : *scopes) {
-      if (s.isString()) out.insert(s.asString());
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string ConsentStore::client_key(const std::string& client_id) {
   return crypto::sha256(client_id);
 }
@@ -28,7 +13,7 @@ std::string ConsentStore::client_key(const std::string& client_id) {
 bool ConsentStore::stored_scopes_cover(const std::optional<std::string>& stored,
                                        const std::vector<std::string>& scopes) {
   if (!stored) return false;  // never consented, even to nothing
-  const std::set<std::string> have = scope_set(*stored);
+  const std::set<std::string> have = json::string_set(*stored);
   for (const auto& s : scopes) {
     if (!have.count(s)) return false;
   }
@@ -41,7 +26,7 @@ Result<std::optional<std::set<std::string>>> ConsentStore::granted(const std::st
   PORTCULLIS_ASSIGN_OR_RETURN(std::optional<std::string> stored,
                               stored_scopes(user_id, client_id, resource_id));
   if (!stored) return std::optional<std::set<std::string>>();
-  return std::optional<std::set<std::string>>(scope_set(*stored));
+  return std::optional<std::set<std::string>>(json::string_set(*stored));
 }
 
 Result<std::optional<std::string>> ConsentStore::stored_scopes(const std::string& user_id,

@@ -7,6 +7,7 @@
 #include "events/delivery_store.h"
 #include "events/types.h"
 #include "format/json.h"
+#include "format/json_strings.h"
 #include "outbound/address.h"
 #include "outbound/url.h"
 #include "webhooks/signing.h"
@@ -24,11 +25,7 @@ Webhook from_row(const store::Row& r) {
   Webhook w;
   w.id = r.str(0);
   w.url = r.str(1);
-  if (auto types = json::parse(r.str(2)); types && types->isArray()) {
-    for (const auto& t : *types) {
-      if (t.isString()) w.event_types.push_back(t.asString());
-    }
-  }
+  if (auto types = json::parse(r.str(2))) w.event_types = json::string_elements(*types);
   w.enabled = r.boolean(3);
   w.disabled_reason = r.str(4);
   if (!r.is_null(5)) w.failing_since = db_time_to_rfc3339(r.str(5));

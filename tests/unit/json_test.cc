@@ -3,6 +3,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "format/json_strings.h"
+
 using namespace portcullis;
 
 namespace {
@@ -72,4 +74,16 @@ BOOST_AUTO_TEST_CASE(documents_are_capped_by_their_number_of_values) {
   BOOST_TEST(over.status().message() == "JSON has more than 20000 values");
   // Separators inside strings are not values.
   BOOST_TEST(json::parse("[\"" + std::string(100000, ',') + "\\\",[:\"]").is_ok());
+}
+
+BOOST_AUTO_TEST_CASE(stored_string_arrays_keep_strings_only) {
+  const Json::Value mixed = parse(R"(["b", 1, "a", null, ["c"], "b"])");
+  BOOST_TEST(json::string_elements(mixed) == (std::vector<std::string>{"b", "a", "b"}));
+  BOOST_TEST(json::string_elements(parse(R"({"a":"b"})")).empty());
+  BOOST_TEST(json::string_elements(Json::Value("a")).empty());
+
+  BOOST_TEST(json::string_set(R"(["b", 1, "a", "b"])") == (std::set<std::string>{"a", "b"}));
+  BOOST_TEST(json::string_set(R"("a")").empty());
+  BOOST_TEST(json::string_set("not json").empty());
+  BOOST_TEST(json::string_set("").empty());
 }
