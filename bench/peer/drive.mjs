@@ -327,6 +327,68 @@ if (env.COMPARE_PROFILE_DIR) {
   process.exit(0);
 }
 
+// ---- Portcullis alone (bench/compare --alone): no peer, each run's figures on one line ----
+// For before/after pairs of one change (A-B-B-A with two build dirs) and for experiments on the
+// stack's database between runs: COMPARE_ROUNDS runs of COMPARE_DURATION s per figure, and with
+// COMPARE_PACED_RATE (requests a second) a paced run at that rate after them.
+//
+// Where a request's time went, from the stack's logs: nginx's access log line (request_time: from
+// the request's first byte to the answer's last) and the worker's request line (duration_us: from
+// the worker reading the request to its answer), joined by request id, for the token endpoint's
+// requests the workers logged between `from` and `to`. What is not in the worker is the wait for a
+// worker (nginx's queue, the pool's accept queue, a kept connection whose worker is busy with
+// another one) and the transfers.
+function latencySplit(from, to) {
+  const logs = `${env.PORTCULLIS_VAR_DIR}/log`;
+  const lines = (file) => { try { return readFileSync(`${logs}/${file}`, 'utf8').split('\n'); } catch { return []; } };
+  const worker = new Map();
+  for (const l of lines('oauth.log')) {
+    if (!l.includes('"/oauth/token"') || !l.includes('"duration_us"')) continue;
+    try {
+      const j = JSON.parse(l);
+      const ts = new Date(j.ts);
+      if (ts >= from && ts <= to) worker.set(j.request_id, j.duration_us / 1000);
+    } catch { /* a partial line */ }
+  }
+  const rows = [];
+  for (const l of lines('nginx-access.log')) {
+    if (!l.includes('"/oauth/token"')) continue;
+    try {
+      const j = JSON.parse(l);
+      if (worker.has(j.request_id)) rows.push({ total: j.request_time * 1000, inWorker: worker.get(j.request_id) });
+    } catch { /* a partial line */ }
+  }
+  if (rows.length < 100) return `latency split: ${rows.length} requests joined (too few)`;
+  const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
+  const total = rows.map((r) => r.total);
+  const outside = rows.map((r) => Math.max(0, r.total - r.inWorker));
+  const slow = rows.filter((r) => r.total >= pct(total, 0.99));
+  const share = slow.reduce((a, r) => a + Math.min(r.inWorker, r.total), 0) / slow.reduce((a, r) => a + r.total, 0);
+  return `latency split of ${rows.length} requests: nginx p50 ${pct(total, 0.5).toFixed(1)} p99 ${pct(total, 0.99).toFixed(1)} ms; ` +
+    `in the worker p50 ${pct(rows.map((r) => r.inWorker), 0.5).toFixed(1)} p99 ${pct(rows.map((r) => r.inWorker), 0.99).toFixed(1)} ms; ` +
+    `waiting for a worker p50 ${pct(outside, 0.5).toFixed(1)} p99 ${pct(outside, 0.99).toFixed(1)} ms; the slowest 1 %: ${(100 * share).toFixed(0)} % of their time in the worker`;
+}
+if (env.COMPARE_ALONE === '1') {
+  await signIn('portcullis');
+  const line = (figure, what, r) => {
+    const per = (x) => (r.ok ? (x * 1000) / r.ok : 0).toFixed(3);
+    console.log(`${figure}\t${what}\t${r.rate.toFixed(0)}/s\tp99 ${ms(r.p99)} ms\tCPU ${per(r.cpu)} ms server + ${per(r.db)} ms MariaDB` +
+      `\t${(r.questions / Math.max(1, r.ok)).toFixed(2)} statements\terrors ${r.errors}\tload ${load()}`);
+  };
+  for (const figure of figures) {
+    await run('portcullis', figure, { seconds: 1 });
+    for (let round = 0; round < rounds; round++) line(figure, `round ${round + 1}`, await run('portcullis', figure));
+    if (env.COMPARE_PACED_RATE) {
+      const from = new Date();
+      const r = await pacedRun('portcullis', figure, Number(env.COMPARE_PACED_RATE));
+      line(figure, `paced at ${r.target}/s`, r);
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // nginx writes its access log each second
+      console.log(`${figure}\tpaced\t${latencySplit(from, new Date())}`);
+    }
+  }
+  process.exit(0);
+}
+
 // ---- the comparison ----
 const loadBefore = load();
 await signIn('portcullis');
