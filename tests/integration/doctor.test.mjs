@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { buildDir, configFile, http } from './harness.mjs';
+import { binDir, configFile, http } from './harness.mjs';
 import { api, unique } from './management.mjs';
 
-const binary = path.join(buildDir, 'handlers', 'portcullis');
+const binary = path.join(binDir, 'portcullis');
 
 function doctor(config) {
   const r = spawnSync(binary, ['--config', config, 'doctor'], { encoding: 'utf8' });

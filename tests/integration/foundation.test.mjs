@@ -190,7 +190,13 @@ test('key rotation publishes the next key before it signs', async () => {
   const signerBefore = decodeProtectedHeader(await managementToken()).kid;
   assert.ok(before.includes(signerBefore));
 
+  // The window starts inside the command, before it makes the keys (lib/keys/key_store.cc):
+  // no earlier than `rotated`, and publication can only begin once it returns (`returned`). On a
+  // loaded machine making the RSA key takes seconds, so every wait below is measured from the
+  // instant it depends on, not from the previous step.
+  const rotated = Date.now();
   const out = cli('keys', 'rotate');
+  const returned = Date.now();
   // One new key per algorithm; management tokens are RS256.
   const newKid = out.match(/(key_[0-9a-z]{26}) \(RS256\)/)[1];
   assert.match(out, /key_[0-9a-z]{26} \(ES256\)/);
@@ -200,16 +206,21 @@ test('key rotation publishes the next key before it signs', async () => {
   // nginx answers /keys from its cache for at most 2 s (nginx/portcullis/document-cache.conf).
   const nginxCache = 2;
 
+  const until = (instant) => sleep(Math.max(0, instant - Date.now()));
   // Within one refresh interval and nginx's cache every worker and nginx publish it, but
   // nothing is signed with it yet.
-  await sleep((refresh + nginxCache + 1) * 1000);
+  await until(returned + (refresh + nginxCache + 0.2) * 1000);
   const during = (await http('/keys')).json.keys.map((k) => k.kid);
   assert.ok(during.includes(newKid), 'the new key is published');
   assert.ok(during.includes(signerBefore), 'the current key is still published');
-  assert.equal(decodeProtectedHeader(await managementToken()).kid, signerBefore);
+  const signerDuring = decodeProtectedHeader(await managementToken()).kid;
+  assert.ok(Date.now() < rotated + window * 1000,
+    `the checks inside the window ended after it (keys rotate took ${returned - rotated} ms): lengthen PORTCULLIS_KEY_PREPUBLISH_SECONDS`);
+  assert.equal(signerDuring, signerBefore);
 
-  // After the window it signs, and the retired key stays published for live tokens.
-  await sleep(window * 1000);
+  // After the window (and a key-ring refresh) it signs, and the retired key stays published for
+  // live tokens.
+  await until(returned + (window + refresh + 0.5) * 1000);
   const after = await managementToken();
   assert.equal(decodeProtectedHeader(after).kid, newKid);
   const keysAfter = (await http('/keys')).json.keys.map((k) => k.kid);

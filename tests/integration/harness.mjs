@@ -1,7 +1,7 @@
 // Shared helpers for the integration tests. They drive the real stack that scripts/test
 // started (nginx, the worker binaries, MariaDB) over real sockets on 127.0.0.1.
 import { readFileSync, existsSync, readdirSync } from 'node:fs';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,8 @@ export const baseUrl = env.PORTCULLIS_BASE_URL;
 export const varDir = process.env.PORTCULLIS_VAR_DIR ?? path.dirname(envFile);
 export const configFile = path.join(varDir, 'portcullis.conf');
 export const buildDir = process.env.PORTCULLIS_BUILD_DIR ?? path.join(repoDir, 'build', 'test');
+// The binaries the stack runs (scripts/test: PORTCULLIS_TEST_BIN_DIR, by default the build's).
+export const binDir = process.env.PORTCULLIS_BIN_DIR ?? path.join(buildDir, 'handlers');
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -68,7 +70,7 @@ export async function managementToken(id = env.PORTCULLIS_CLIENT_ID, secret = en
 
 // Runs the `portcullis` CLI against the test stack's config.
 export function cli(...args) {
-  return execFileSync(path.join(buildDir, 'handlers', 'portcullis'), ['--config', configFile, ...args], {
+  return execFileSync(path.join(binDir, 'portcullis'), ['--config', configFile, ...args], {
     encoding: 'utf8',
   });
 }
@@ -197,13 +199,41 @@ export function parseFastcgiResponse(buf) {
 // client and returns the rows as arrays of strings (tab-separated batch output). For checks of
 // what no API shows yet (recorded events, counters); never for setting up state behind the
 // service's back.
-export function dbQuery(sql) {
+function mariadbClient() {
   const conf = parseEnvFile(configFile);
   const password = readFileSync(conf.PORTCULLIS_DB_PASSWORD_FILE, 'utf8').trim();
-  const out = execFileSync(
-    'mariadb',
-    ['--socket', conf.PORTCULLIS_DB_SOCKET, '-u', conf.PORTCULLIS_DB_USER, '-N', '-B', conf.PORTCULLIS_DB_NAME, '-e', sql],
-    { encoding: 'utf8', env: { ...process.env, MYSQL_PWD: password } },
-  );
+  return {
+    args: ['--socket', conf.PORTCULLIS_DB_SOCKET, '-u', conf.PORTCULLIS_DB_USER, '-N', '-B', conf.PORTCULLIS_DB_NAME],
+    env: { ...process.env, MYSQL_PWD: password },
+  };
+}
+export function dbQuery(sql) {
+  const { args, env } = mariadbClient();
+  const out = execFileSync('mariadb', [...args, '-e', sql], { encoding: 'utf8', env });
   return out.split('\n').filter(Boolean).map((line) => line.split('\t'));
+}
+
+// Holds the locks of one `SELECT … FOR UPDATE` in an open REPEATABLE READ transaction (so the
+// gaps between and around the rows it reads are locked too: no row can be inserted there)
+// until `release()` rolls it back. It writes nothing; it makes any write of the service to those
+// rows wait, at a moment the test chooses.
+export async function dbHoldLocks(select) {
+  const { args, env } = mariadbClient();
+  const client = spawn('mariadb', ['--unbuffered', ...args], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => client.on('exit', resolve));
+  let out = '';
+  await new Promise((resolve, reject) => {
+    client.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('locks held')) resolve();
+    });
+    exited.then((code) => reject(new Error(`mariadb exited (${code}) before holding the locks of: ${select}`)));
+    client.stdin.write(`SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ;\nSTART TRANSACTION;\n${select};\nSELECT 'locks held';\n`);
+  });
+  return {
+    release: async () => {
+      client.stdin.end('ROLLBACK;\n');
+      await exited;
+    },
+  };
 }

@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync, openSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { sleep, assertProblem, assertNoNulls, runLocal, varDir, buildDir, configFile, http, baseUrl, managementToken, masterPid, childPids } from './harness.mjs';
+import { sleep, assertProblem, assertNoNulls, runLocal, varDir, binDir, configFile, http, baseUrl, masterPid, childPids, dbHoldLocks } from './harness.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 import { api, admin, tokenWithScopes, createUser, unique } from './management.mjs';
 
@@ -307,48 +307,51 @@ test('webhooks: sign-in, consent and token events reach the endpoint, verified',
 
 // The transactional outbox of the hot path (docs/events.md, "Recording"): the events of a
 // sign-in, a consent, a code exchange and refreshes are written with the change they describe,
-// before the answer leaves, so killing every oauth worker with SIGKILL right after the last
-// answer loses none of them. The workers are kept busy meanwhile, so none of them goes idle
-// (where a worker that batched its events after the answer would have written them).
-test('webhooks: sign-in, consent, token.issued and token.refreshed survive oauth workers killed (SIGKILL) right after answering', async () => {
+// before the answer leaves, and nothing a request writes moves a per-type count (the delivery
+// process does, sql/0090_event_outbox.sql). So while the test holds token.refreshed's count rows
+// and the gaps a new one would go in, refreshes are still answered, and each answered refresh's
+// event is readable at once. An event written after the answer moves its type's count in its
+// transaction: it would wait on the held rows, unreadable, and die with its worker, which the
+// test then kills (every oauth worker, SIGKILL) before it lets the rows go. Every event is
+// delivered once afterwards.
+test('webhooks: sign-in, consent, token.issued and token.refreshed are stored before their answers and survive oauth workers killed (SIGKILL)', async () => {
   const ep = endpoint();
   const types = ['user.login.succeeded', 'consent.granted', 'token.issued', 'token.refreshed'];
   await createWebhook(ep, { event_types: types });
   const { client, signIn } = await codeFlowClient(['authorization_code', 'refresh_token']);
-  const probe = await managementToken();
-  let stop = false;
-  const busy = Promise.all(Array.from({ length: 6 }, async () => {
-    while (!stop) {
-      await http('/oauth/introspect', { method: 'POST', form: { token: probe }, headers: { authorization: `Bearer ${probe}` } }).catch(() => null);
-    }
-  }));
-  await sleep(200);
   let tokens = await signIn();
+  const user = claims(tokens.access_token).sub;
   const jtis = [claims(tokens.access_token).jti];
-  for (let i = 0; i < 8; i++) {
-    const r = await http('/oauth/token', { method: 'POST', form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id } });
-    assert.equal(r.status, 200, r.text);
-    tokens = r.json;
-    jtis.push(claims(tokens.access_token).jti);
-  }
   const oauthMaster = masterPid('oauth');
-  const killed = childPids(oauthMaster);
-  for (const pid of killed) process.kill(pid, 'SIGKILL');
-  stop = true;
-  await busy;
+  let killed = [];
+  let stored;
+  const hold = await dbHoldLocks("SELECT n FROM listing_counts WHERE scope = 'events:token.refreshed' FOR UPDATE");
+  try {
+    for (let i = 0; i < 8; i++) {
+      const r = await http('/oauth/token', { method: 'POST', form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id } });
+      // A worker that writes its events after answering waits on the held rows: once every
+      // worker waits, a refresh is not answered (502).
+      assert.equal(r.status, 200, `refresh ${i + 1}: ${r.text}`);
+      tokens = r.json;
+      jtis.push(claims(tokens.access_token).jti);
+    }
+    // Read back through the API: the sign-in, the consent, the exchange and every refresh.
+    stored = await until('every answered event readable while the count rows are held', async () => {
+      const r = await api('GET', `/api/v1/events?user_id=${user}&page_size=100`);
+      assert.equal(r.status, 200, r.text);
+      const got = r.json.events;
+      const jtisSeen = new Set(got.filter((e) => e.type === 'token.issued' || e.type === 'token.refreshed').map((e) => e.data.jti));
+      return ['user.login.succeeded', 'consent.granted'].every((t) => got.some((e) => e.type === t)) && jtis.every((j) => jtisSeen.has(j)) ? got : null;
+    }, 10000);
+    killed = childPids(oauthMaster);
+    for (const pid of killed) process.kill(pid, 'SIGKILL');
+  } finally {
+    await hold.release();
+  }
   await until('the oauth pool replaced', async () => {
     const now = childPids(oauthMaster);
     return now.length === killed.length && now.every((pid) => !killed.includes(pid));
   });
-  const user = claims(tokens.access_token).sub;
-  // Read back through the API: the sign-in, the consent, the exchange and every refresh.
-  const stored = await until('every event stored', async () => {
-    const r = await api('GET', `/api/v1/events?user_id=${user}&page_size=100`);
-    assert.equal(r.status, 200, r.text);
-    const got = r.json.events;
-    const jtisSeen = new Set(got.filter((e) => e.type === 'token.issued' || e.type === 'token.refreshed').map((e) => e.data.jti));
-    return ['user.login.succeeded', 'consent.granted'].every((t) => got.some((e) => e.type === t)) && jtis.every((j) => jtisSeen.has(j)) ? got : null;
-  }, 10000);
   assert.equal(stored.filter((e) => e.type === 'token.refreshed').length, 8);
   assert.equal(stored.filter((e) => e.type === 'token.issued').length, 1);
   // And each delivered once per webhook-id, verified.
@@ -436,7 +439,7 @@ const pidFile = path.join(varDir, 'run', 'webhooks.pid');
 function startDelivery() {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PORTCULLIS_')));
   const log = openSync(path.join(varDir, 'log', 'webhooks.log'), 'a');
-  const child = spawn(path.join(buildDir, 'handlers', 'portcullis-webhooks'), ['--config', configFile], { env, detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(path.join(binDir, 'portcullis-webhooks'), ['--config', configFile], { env, detached: true, stdio: ['ignore', log, log] });
   child.unref();
   writeFileSync(pidFile, `${child.pid}\n`);
   return child.pid;
