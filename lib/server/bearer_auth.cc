@@ -48,10 +48,19 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   if (!extracted.ok()) return Status::unauthenticated("a Bearer management token is required");
   const std::string_view token = extracted.token;
   int64_t now = unix_now();
-  (void)services.keys.refresh_if_stale(now);
+  const Status ring = services.keys.refresh_if_stale(now);
   auto decoded =
       jose::verify_jwt(token, [&](std::string_view kid) { return services.keys.public_key(kid); });
-  if (!decoded) return Status::unauthenticated("the access token is not valid");
+  if (!decoded) {
+    // The key ring is refreshed by requests, so an idle worker's is old (it may not hold the key
+    // rotated in since) and a new worker's is empty. When it could not be refreshed (the
+    // database is away) a token it cannot verify may well be good: that is the store's outage
+    // (503, retry), not the caller's bad token.
+    if (!ring.is_ok()) {
+      return Status::unavailable("the signing keys cannot be read now");
+    }
+    return Status::unauthenticated("the access token is not valid");
+  }
   jose::ClaimChecks checks;
   checks.issuer = services.config.base_url;
   checks.audience = management::management_audience(services.config);
