@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { openSync, closeSync, existsSync, rmSync } from 'node:fs';
+import { openSync, closeSync, existsSync, rmSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { http, env, managementToken, cli, runLocal, sleep, binDir, configFile, varDir } from './harness.mjs';
@@ -25,12 +25,16 @@ after(async () => {
   for (const f of cleanups.reverse()) await f();
 });
 
-// portcullis-wellknown with one worker on a socket of its own, configured exactly as the stack's
-// pools are (the config file alone: no PORTCULLIS_* of the test's environment).
+// portcullis-wellknown with one worker on a socket of its own, configured as the stack's pools
+// are (the config file, no PORTCULLIS_* of the test's environment) but for its metrics block,
+// which would otherwise replace the stack's wellknown pool's (lib/core/telemetry.h).
 async function startPrivatePool() {
   const socket = path.join(varDir, 'run', `keyring-outage-${process.pid}.sock`);
   rmSync(socket, { force: true });
+  const metrics = path.join(varDir, 'keyring-outage-metrics');
+  mkdirSync(metrics, { recursive: true });
   const environment = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PORTCULLIS_')));
+  environment.PORTCULLIS_METRICS_DIR = metrics;
   const log = openSync(path.join(varDir, 'log', 'keyring-outage-wellknown.log'), 'a');
   const child = spawn(path.join(binDir, 'portcullis-wellknown'),
     ['--config', configFile, '--socket', socket, '--workers', '1'],
