@@ -196,13 +196,13 @@ async function wrkOnce(name, figure, { seconds = duration, thinkMs = 0 } = {}) {
     // thread's state crashes wrk 4.1), and a run's chains must outnumber its connections.
     writeFileSync(chainsFile, (await chains(name, connections * 3)).join('\n') + '\n');
     Object.assign(vars, { WRK_PATH: side.token, WRK_CHAINS: chainsFile, WRK_REFRESH_BODY: new URLSearchParams({ grant_type: 'refresh_token', client_id: side.clientId }).toString() });
-  } else if (figure === 'code') {
+  } else if (figure === 'code' || figure === 'authorize') {
     const exchangePrefix = new URLSearchParams({ grant_type: 'authorization_code', code_verifier: verifier, redirect_uri: redirect, client_id: side.clientId, resource: side.resource }).toString();
     Object.assign(vars, { WRK_PATH: side.token, WRK_AUTHORIZE: authorizeUrl(side).slice(side.base.length), WRK_COOKIE: side.cookie, WRK_EXCHANGE_BODY: exchangePrefix });
   } else {
     vars.WRK_PATH = side[figure];
   }
-  const target = `${side.base}${figure === 'jwks' || figure === 'metadata' ? side[figure] : side.token}`;
+  const target = `${side.base}${figure === 'jwks' || figure === 'metadata' ? side[figure] : figure === 'authorize' ? side.authorize : side.token}`;
   const cpu0 = cpuSeconds(side.pids);
   const db0 = cpuSeconds(dbPids);
   const q0 = dbCounters();
@@ -421,7 +421,7 @@ for (const figure of figures) {
   }
 }
 
-const label = { refresh: 'refresh grants/s', code: 'code flows/s, signed in (authorize + exchange)', jwks: 'JWKS GET/s', metadata: 'metadata GET/s' };
+const label = { refresh: 'refresh grants/s', code: 'code flows/s, signed in (authorize + exchange)', authorize: 'signed-in authorize GETs/s (no exchange)', jwks: 'JWKS GET/s', metadata: 'metadata GET/s' };
 const f0 = (x) => Math.round(x).toLocaleString('en-US');
 const cell = (name, figure) => {
   const rs = results[`${figure}/${name}`];

@@ -105,9 +105,9 @@ Result<ClientInfo> ClientStore::get(const std::string& client_id) {
 
 Result<AuthenticatableClient> ClientStore::find(const std::string& client_id) {
   if (!is_registered_id(client_id)) return no_client(client_id);
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(std::string("SELECT ") + kClientColumns +
-                                                              " FROM oauth_clients WHERE id = ?",
-                                                          {client_id}));
+  static const std::string kSql =
+      std::string("SELECT ") + kClientColumns + " FROM oauth_clients WHERE id = ?";
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {client_id}));
   if (rows.empty()) return no_client(client_id);
   return client_from_row(rows[0]);
 }
@@ -118,14 +118,12 @@ Result<ClientWithCode> ClientStore::find_with_code(const std::string& client_id,
   // The client as a derived table (one primary-key lookup), the code LEFT JOINed to it by its
   // own primary key: one row when the client exists, with NULL code columns when the code
   // does not.
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query(std::string("SELECT cl.*, ") + kStoredCodeColumns + " FROM (SELECT " +
-                    kClientColumns +
-                    " FROM oauth_clients WHERE id = ?) cl LEFT JOIN authorization_codes c ON "
-                    "c.code_hash = ? " +
-                    kStoredCodeJoins,
-                {client_id, CodeStore::hash(code)}));
+  static const std::string kSql =
+      std::string("SELECT cl.*, ") + kStoredCodeColumns + " FROM (SELECT " + kClientColumns +
+      " FROM oauth_clients WHERE id = ?) cl LEFT JOIN authorization_codes c ON c.code_hash = ? " +
+      kStoredCodeJoins;
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
+                              db_.query(kSql, {client_id, CodeStore::hash(code)}));
   if (rows.empty()) return no_client(client_id);
   PORTCULLIS_ASSIGN_OR_RETURN(AuthenticatableClient client, client_from_row(rows[0]));
   return ClientWithCode{std::move(client), stored_code_from_row(rows[0], kClientColumnCount)};
@@ -162,10 +160,9 @@ Status ClientStore::touch(const std::string& client_id) {
 
 Result<RegisteredClient> ClientStore::find_by_dedup_key(const std::string& resource_id,
                                                         const std::string& key) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows, db_.query(std::string("SELECT ") + kClientColumns +
-                                      " FROM oauth_clients WHERE resource_id = ? AND dedup_key = ?",
-                                  {resource_id, key}));
+  static const std::string kSql = std::string("SELECT ") + kClientColumns +
+                                  " FROM oauth_clients WHERE resource_id = ? AND dedup_key = ?";
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {resource_id, key}));
   if (rows.empty()) return Status::not_found("no client with this metadata");
   PORTCULLIS_ASSIGN_OR_RETURN(RegisteredClient c, from_row(rows[0]));
   c.existing = true;

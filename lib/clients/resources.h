@@ -97,8 +97,8 @@ bool is_valid_scope_name(std::string_view name);
 
 // The columns of `resources` a Resource is read from, in order, and the reader of a row that
 // holds them from column `first` on: for a joined read (oauth::resolve_client_and_resource reads
-// a client with its resource as `SELECT … r.* FROM (SELECT <kResourceColumns> FROM resources)
-// r`).
+// a client with its resource as `SELECT …, <kResourceColumns qualified by r> … LEFT JOIN
+// resources r …`, store::qualified_columns).
 inline constexpr const char* kResourceColumns =
     "id, name, server_url, dcr_enabled, cimd_enabled, access_token_ttl_seconds, scopes, "
     "create_time, update_time, access_token_signing_alg";

@@ -37,13 +37,14 @@ std::optional<Session> SessionStore::current(const http::Request& request, int64
   auto hash = presented_token_hash(request);
   if (!hash) return std::nullopt;
   // With `consent`, the user's remembered consent comes along (LEFT JOIN: NULL when none).
-  const std::string sql =
-      std::string("SELECT ") + kLiveSessionColumns + (consent ? ", c.scopes" : "") + " FROM " +
-      kLiveSessionTables +
-      (consent ? " LEFT JOIN consents c ON c.user_id = s.user_id AND c.client_key = ? AND "
-                 "c.resource_id = ?"
-               : "") +
-      " WHERE " + kLiveSessionCondition;
+  static const std::string kSessionSql = std::string("SELECT ") + kLiveSessionColumns + " FROM " +
+                                         kLiveSessionTables + " WHERE " + kLiveSessionCondition;
+  static const std::string kWithConsentSql =
+      std::string("SELECT ") + kLiveSessionColumns + ", c.scopes FROM " + kLiveSessionTables +
+      " LEFT JOIN consents c ON c.user_id = s.user_id AND c.client_key = ? AND "
+      "c.resource_id = ? WHERE " +
+      kLiveSessionCondition;
+  const std::string& sql = consent ? kWithConsentSql : kSessionSql;
   store::Params params;
   if (consent) {
     params = {oauth::ConsentStore::client_key(consent->client_id), consent->resource_id};

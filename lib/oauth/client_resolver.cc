@@ -3,6 +3,7 @@
 #include "cimd/resolve.h"
 #include "clients/clients.h"
 #include "core/ids.h"
+#include "store/columns.h"
 #include "tokens/consents.h"
 
 namespace portcullis::oauth {
@@ -39,23 +40,25 @@ Result<ResolvedClient> resolve_client_and_resource(server::Services& services,
     return lookup_failed(Status::not_found("no client " + client_id));
   }
   // The client, its resource, and the live session the cookie names (with its user) and that
-  // user's consent for the client and its resource: five primary-key lookups in one statement
-  // (the client and its resource as derived tables, which MariaDB merges). Without a session
+  // user's consent for the client and its resource: five primary-key lookups in one statement.
+  // The tables are joined as tables, each store's column list qualified by its alias: MariaDB
+  // plans this in less time than the same read with the client and the resource as derived
+  // tables (bench/README.md, "Where a signed-in code flow's time goes"). Without a session
   // cookie the token's hash is NULL, which names no session.
   const std::optional<std::string> token_hash =
       identity::SessionStore(services.db, services.config).presented_token_hash(request);
+  static const std::string kSql =
+      "SELECT " + store::qualified_columns("cl", kClientColumns) + ", " +
+      store::qualified_columns("r", kResourceColumns) + ", " + identity::kLiveSessionColumns +
+      ", cs.scopes FROM oauth_clients cl LEFT JOIN resources r ON r.id = cl.resource_id "
+      "LEFT JOIN (" +
+      identity::kLiveSessionTables + ") ON " + identity::kLiveSessionCondition +
+      " LEFT JOIN consents cs ON cs.user_id = s.user_id AND cs.client_key = ? AND "
+      "cs.resource_id = cl.resource_id WHERE cl.id = ?";
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
-      services.db.query(
-          std::string("SELECT cl.*, r.*, ") + identity::kLiveSessionColumns +
-              ", cs.scopes FROM (SELECT " + kClientColumns +
-              " FROM oauth_clients WHERE id = ?) cl LEFT JOIN (SELECT " + kResourceColumns +
-              " FROM resources) r ON r.id = cl.resource_id LEFT JOIN (" +
-              identity::kLiveSessionTables + ") ON " + identity::kLiveSessionCondition +
-              " LEFT JOIN consents cs ON cs.user_id = s.user_id AND cs.client_key = ? AND "
-              "cs.resource_id = cl.resource_id",
-          {client_id, token_hash ? store::Value(*token_hash) : store::Value(nullptr), now,
-           ConsentStore::client_key(client_id)}));
+      services.db.query(kSql, {token_hash ? store::Value(*token_hash) : store::Value(nullptr), now,
+                               ConsentStore::client_key(client_id), client_id}));
   if (rows.empty()) return lookup_failed(Status::not_found("no client " + client_id));
   const store::Row& row = rows[0];
   PORTCULLIS_ASSIGN_OR_RETURN(AuthenticatableClient client, client_from_row(row));

@@ -135,10 +135,19 @@ void init_driver() {
 
 constexpr size_t kMaxCachedStatements = 1000;
 
+// The hash of a statement's text, for lookups by std::string_view as well as std::string.
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+
 struct Db::Impl {
   // Statements are declared after the connection so they are destroyed first.
   std::unique_ptr<sql::Connection> connection;
-  std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>> statements;
+  // Looked up by the statement's text as the caller holds it (no copy of the text per run).
+  std::unordered_map<std::string, std::unique_ptr<sql::PreparedStatement>, TextHash,
+                     std::equal_to<>>
+      statements;
   std::unique_ptr<sql::Statement> control;  // START TRANSACTION, COMMIT, ROLLBACK
 
   ~Impl() {
@@ -239,22 +248,22 @@ Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint
   last_conflict_ = false;
   PORTCULLIS_RETURN_IF_ERROR(ensure_connected());
   try {
-    std::string key(sql_text);
     std::unique_ptr<sql::PreparedStatement> once;  // closed when run() returns
     sql::PreparedStatement* prepared = nullptr;
     if (!keep) {
-      once.reset(impl_->connection->prepareStatement(sql::SQLString(key)));
+      once.reset(impl_->connection->prepareStatement(sql::SQLString(std::string(sql_text))));
       prepared = once.get();
-    } else if (auto it = impl_->statements.find(key); it != impl_->statements.end()) {
+    } else if (auto it = impl_->statements.find(sql_text); it != impl_->statements.end()) {
       prepared = it->second.get();
     } else {
       // Queries built from request input (SCIM filters: the shape varies, never the values)
       // could otherwise grow the cache, and the server's prepared statement count, without
       // bound.
       if (impl_->statements.size() >= kMaxCachedStatements) impl_->statements.clear();
+      std::string key(sql_text);
       std::unique_ptr<sql::PreparedStatement> stmt(
           impl_->connection->prepareStatement(sql::SQLString(key)));
-      prepared = impl_->statements.emplace(key, std::move(stmt)).first->second.get();
+      prepared = impl_->statements.emplace(std::move(key), std::move(stmt)).first->second.get();
     }
     sql::PreparedStatement& stmt = *prepared;
     stmt.clearParameters();

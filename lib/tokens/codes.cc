@@ -50,11 +50,10 @@ std::optional<StoredCode> stored_code_from_row(const store::Row& r, size_t at) {
 }
 
 Result<StoredCode> CodeStore::find(const std::string& code) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query(std::string("SELECT ") + kStoredCodeColumns + " FROM authorization_codes c " +
-                    kStoredCodeJoins + " WHERE c.code_hash = ?",
-                {hash(code)}));
+  static const std::string kSql = std::string("SELECT ") + kStoredCodeColumns +
+                                  " FROM authorization_codes c " + kStoredCodeJoins +
+                                  " WHERE c.code_hash = ?";
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {hash(code)}));
   if (rows.empty()) return Status::not_found("unknown authorization code");
   auto out = stored_code_from_row(rows[0]);
   if (!out) return Status::internal("a stored authorization code has no expiry");

@@ -131,21 +131,20 @@ Result<std::optional<std::string>> GrantStore::create_from_code(Grant& g, const 
 }
 
 Result<Grant> GrantStore::get(const std::string& grant_id) {
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(std::string("SELECT ") + kGrantColumns +
-                                                              " FROM grants g WHERE g.id = ?",
-                                                          {grant_id}));
+  static const std::string kSql =
+      std::string("SELECT ") + kGrantColumns + " FROM grants g WHERE g.id = ?";
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {grant_id}));
   if (rows.empty()) return Status::not_found("unknown grant");
   return grant_from(rows[0]);
 }
 
 Result<std::vector<Grant>> GrantStore::live_of_user(const std::string& user_id, int64_t now,
                                                     int limit) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query(std::string("SELECT ") + kGrantColumns +
-                    " FROM grants g WHERE g.user_id = ? AND g.revoked_at IS NULL AND "
-                    "g.absolute_expires_at > ? ORDER BY g.create_time DESC LIMIT ?",
-                {user_id, now, static_cast<int64_t>(limit)}));
+  static const std::string kSql = std::string("SELECT ") + kGrantColumns +
+                                  " FROM grants g WHERE g.user_id = ? AND g.revoked_at IS NULL AND "
+                                  "g.absolute_expires_at > ? ORDER BY g.create_time DESC LIMIT ?";
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
+                              db_.query(kSql, {user_id, now, static_cast<int64_t>(limit)}));
   std::vector<Grant> out;
   for (const auto& r : rows) out.push_back(grant_from(r));
   return out;
@@ -164,16 +163,15 @@ jose::JwsAlg signing_alg_column(std::string_view stored) {
 Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& token) {
   // The user and the resource come along (a refresh needs both), and "rotated" is the parent
   // link of migration 0009 or, for tokens rotated before it, rotated_at.
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query(std::string("SELECT ") + kGrantColumns +
-                    ", t.expires_at, t.rotated_at IS NOT NULL OR EXISTS (SELECT 1 FROM "
-                    "refresh_tokens c WHERE c.parent_hash = t.token_hash), u.active, r.id, "
-                    "r.server_url, r.access_token_ttl_seconds, r.access_token_signing_alg FROM "
-                    "refresh_tokens t JOIN grants g "
-                    "ON g.id = t.grant_id LEFT JOIN users u ON u.id = g.user_id LEFT JOIN "
-                    "resources r ON r.id = g.resource_id WHERE t.token_hash = ?",
-                {crypto::sha256(token)}));
+  static const std::string kSql =
+      std::string("SELECT ") + kGrantColumns +
+      ", t.expires_at, t.rotated_at IS NOT NULL OR EXISTS (SELECT 1 FROM "
+      "refresh_tokens c WHERE c.parent_hash = t.token_hash), u.active, r.id, "
+      "r.server_url, r.access_token_ttl_seconds, r.access_token_signing_alg FROM "
+      "refresh_tokens t JOIN grants g "
+      "ON g.id = t.grant_id LEFT JOIN users u ON u.id = g.user_id LEFT JOIN "
+      "resources r ON r.id = g.resource_id WHERE t.token_hash = ?";
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {crypto::sha256(token)}));
   if (rows.empty()) return Status::not_found("unknown refresh token");
   const store::Row& r = rows[0];
   constexpr size_t at = kGrantColumnCount;

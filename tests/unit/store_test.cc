@@ -5,6 +5,7 @@
 
 #include "core/ids.h"
 #include "db_fixture.h"
+#include "store/columns.h"
 #include "store/db.h"
 #include "store/migrate.h"
 
@@ -284,6 +285,25 @@ BOOST_AUTO_TEST_CASE(database_hosts_list_every_galera_node) {
   BOOST_TEST(hosts[5].host == "127.0.0.1");
   BOOST_TEST(hosts[5].port == 3306);  // not a port: the default
   BOOST_TEST(store::parse_db_hosts("", 3306).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_column_list_qualified_by_an_alias_reads_the_same_columns_in_a_join) {
+  BOOST_TEST(store::qualified_columns("t", "id, n,s") == "t.id, t.n, t.s");
+  BOOST_TEST(store::qualified_columns("t", "").empty());
+  auto config = testing::test_config();
+  store::Db db(config->db);
+  reset_table(db);
+  BOOST_REQUIRE(db.execute("INSERT INTO store_test (id, n, s) VALUES ('a', 7, 'x')").is_ok());
+  // Joined to a second copy of the table, only the alias says whose columns are read.
+  auto rows =
+      db.query("SELECT " + store::qualified_columns("t", "id, n, s") +
+                   " FROM store_test t LEFT JOIN store_test o ON o.id = 'none' WHERE t.id = ?",
+               {std::string("a")});
+  BOOST_REQUIRE(rows.is_ok());
+  BOOST_REQUIRE(rows->size() == 1u);
+  BOOST_TEST((*rows)[0].str(0) == "a");
+  BOOST_TEST((*rows)[0].i64(1) == 7);
+  BOOST_TEST((*rows)[0].str(2) == "x");
 }
 
 BOOST_AUTO_TEST_CASE(a_listed_host_that_is_down_is_skipped) {

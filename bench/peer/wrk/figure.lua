@@ -1,5 +1,5 @@
 -- bench/compare's wrk script: one figure of one side. bench/peer/drive.mjs sets the environment:
---   WRK_FIGURE       refresh | code | jwks | metadata
+--   WRK_FIGURE       refresh | code | authorize | jwks | metadata
 --   WRK_PATH         the document's path (jwks, metadata) or the token endpoint (refresh, code)
 --   WRK_THREADS      wrk's -t
 --   WRK_DELAY_MS     think time of a connection before each request (0: as fast as answered);
@@ -11,7 +11,9 @@
 --   WRK_COOKIE       code: the session cookie
 --   WRK_EXCHANGE_BODY code: the exchange's form body without the code (it is appended)
 -- A code flow is the authorize (a redirect with a code) followed, on whichever connection comes
--- next, by the exchange of that code. done() prints one line "WRK_RESULT ok bad starved".
+-- next, by the exchange of that code. `authorize` is the code flow's first half alone (its codes
+-- are never exchanged): with `code`, it splits a flow's cost between its two requests. done()
+-- prints one line "WRK_RESULT ok bad starved".
 local figure = os.getenv("WRK_FIGURE")
 local path = os.getenv("WRK_PATH")
 local nthreads = tonumber(os.getenv("WRK_THREADS"))
@@ -45,7 +47,7 @@ function init(args)
       i = i + 1
     end
     refresh_body = os.getenv("WRK_REFRESH_BODY")
-  elseif figure == "code" then
+  elseif figure == "code" or figure == "authorize" then
     authorize = os.getenv("WRK_AUTHORIZE")
     cookie = { Cookie = os.getenv("WRK_COOKIE") }
     exchange_body = os.getenv("WRK_EXCHANGE_BODY")
@@ -63,6 +65,8 @@ function request()
   elseif figure == "code" then
     local code = pop(pending)
     if code then return wrk.format("POST", path, form, exchange_body .. "&code=" .. code) end
+    return wrk.format("GET", authorize, cookie)
+  elseif figure == "authorize" then
     return wrk.format("GET", authorize, cookie)
   end
   return wrk.format("GET", path)
@@ -86,6 +90,9 @@ function response(status, headers, body)
     else
       bad = bad + 1
     end
+  elseif figure == "authorize" then
+    local location = headers["Location"] or headers["location"] or ""
+    if status >= 300 and status < 400 and location:match("[?&]code=") then ok = ok + 1 else bad = bad + 1 end
   elseif status == 200 then
     ok = ok + 1
   else
