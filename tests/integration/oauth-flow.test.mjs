@@ -339,6 +339,74 @@ test('refresh: rotation, reuse detection revokes the family, scope may only narr
   assert.deepEqual((await introspect(r2.json.access_token)).json, { active: false });
 });
 
+// A refresh is one statement (sql/0092_refresh_grant.sql): it checks, rotates and writes
+// token.refreshed before the access token is signed, and a refused refresh writes nothing.
+async function eventsOf(type, user) {
+  const r = await api('GET', `/api/v1/events?types=${type}&user_id=${user}&page_size=100`);
+  assert.equal(r.status, 200, r.text);
+  return r.json.events;
+}
+
+test('refresh: token.refreshed names the answer\'s jti, scope and subjects; a refused refresh writes none and leaves the token usable', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:write todo:read' });
+  const t0 = await exchange(publicClient, a.code, a.verifier);
+  assert.equal(t0.status, 200, t0.text);
+  const { sub } = decodeJwt(t0.json.access_token);
+  const other = await register(R1, { client_name: 'Other', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_uri: `https://${uniq()}.example` });
+  assertOAuthError(assert, await refresh(publicClient, t0.json.refresh_token, { scope: 'todo:read todo:admin' }), 400, 'invalid_scope');
+  assertOAuthError(assert, await refresh(publicClient, t0.json.refresh_token, { scope: 'TODO:READ' }), 400, 'invalid_scope');
+  assertOAuthError(assert, await refresh(publicClient, t0.json.refresh_token, { resource: R2.server_url }), 400, 'invalid_target');
+  assertOAuthError(assert, await refresh(publicClient, t0.json.refresh_token, { resource: 'not a url' }), 400, 'invalid_target');
+  assertOAuthError(assert, await refresh(other, t0.json.refresh_token), 400, 'invalid_grant');
+  assertOAuthError(assert, await refresh(publicClient, t0.json.refresh_token + 'x'), 400, 'invalid_grant');
+  assert.deepEqual(await eventsOf('token.refreshed', sub), []);
+  // The resource named in another spelling; no scope: the grant's names, sorted.
+  const r1 = await refresh(publicClient, t0.json.refresh_token, { resource: R1.server_url.replace('https://', 'HTTPS://') + '/' });
+  assert.equal(r1.status, 200, r1.text);
+  assert.equal(r1.json.scope, 'todo:read todo:write');
+  const r2 = await refresh(publicClient, r1.json.refresh_token, { scope: 'todo:read todo:read' });
+  assert.equal(r2.status, 200, r2.text);
+  assert.equal(r2.json.scope, 'todo:read');
+  const answers = [r1, r2].map((r) => ({ jti: decodeJwt(r.json.access_token).jti, scope: r.json.scope }));
+  const stored = (await eventsOf('token.refreshed', sub)).reverse();
+  assert.equal(stored.length, 2, JSON.stringify(stored));
+  for (const [i, e] of stored.entries()) {
+    assert.equal(e.data.jti, answers[i].jti);
+    assert.equal(e.data.scope, answers[i].scope);
+    assert.equal(e.data.grant_id, answers[i].jti.split('.')[0]);
+    assert.equal(e.data.grant_type, 'refresh_token');
+    assert.equal(e.data.token_type, 'Bearer');
+    assert.equal(e.data.refresh_token_dpop_bound, undefined);
+    assert.equal(e.user_id, sub);
+    assert.equal(e.client_id, publicClient.client_id);
+    assert.equal(e.resource_id, R1.id);
+  }
+  assert.equal((await introspect(r2.json.access_token)).json.active, true);
+  assert.equal((await introspect(r2.json.refresh_token)).json.active, true);
+});
+
+test('refresh: of concurrent refreshes of one token exactly one wins; the others are reuse: invalid_grant, and the grant is revoked', async () => {
+  for (let round = 0; round < 2; round++) {
+    const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+    const t0 = await exchange(publicClient, a.code, a.verifier);
+    assert.equal(t0.status, 200, t0.text);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => refresh(publicClient, t0.json.refresh_token)));
+    const won = answers.filter((r) => r.status === 200);
+    assert.equal(won.length, 1, answers.map((r) => `${r.status} ${r.text}`).join('\n'));
+    for (const r of answers.filter((x) => x.status !== 200)) assertOAuthError(assert, r, 400, 'invalid_grant');
+    const { sub, jti } = decodeJwt(won[0].json.access_token);
+    const grant = jti.split('.')[0];
+    // Written before the answers: the winner's token.refreshed, the losers' reuse.
+    const refreshed = await eventsOf('token.refreshed', sub);
+    assert.deepEqual(refreshed.map((e) => e.data.jti), [jti]);
+    const reuse = await eventsOf('token.refresh_reuse_detected', sub);
+    assert.ok(reuse.length >= 1 && reuse.every((e) => e.data.grant_id === grant), JSON.stringify(reuse));
+    // The winner's tokens died with the grant.
+    assertOAuthError(assert, await refresh(publicClient, won[0].json.refresh_token), 400, 'invalid_grant');
+    assert.deepEqual((await introspect(won[0].json.access_token)).json, { active: false });
+  }
+});
+
 test('confidential clients must authenticate; grant types outside OAuth 2.1 are refused', async () => {
   const a = await authorizeInteractively(confidentialClient, { scope: 'todo:read' });
   const none = await http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, client_id: confidentialClient.client_id } });

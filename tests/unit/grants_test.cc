@@ -2,12 +2,15 @@
 #include "tokens/grants.h"
 
 #include <boost/test/unit_test.hpp>
+#include <functional>
 #include <tuple>
+#include <vector>
 
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "crypto/hash.h"
 #include "db_fixture.h"
+#include "events/event_store.h"
 #include "events/recorder.h"
 #include "store/migrate.h"
 #include "tokens/access_token.h"
@@ -193,4 +196,173 @@ BOOST_FIXTURE_TEST_CASE(access_tokens_die_with_their_grant_or_alone, Fixture) {
   BOOST_TEST(*grants.is_access_token_revoked(jti));
   // A grant that is gone (pruned) revokes its tokens too.
   BOOST_TEST(*grants.is_access_token_revoked(new_id("grt_") + ".abcdefghijklmnopqrstuv"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_refresh_is_one_statement_that_rotates_only_what_passes_its_checks,
+                        Fixture) {
+  GrantStore grants(*db);
+  auto count = [&](const std::string& sql, const std::string& id) {
+    auto r = db->query(sql, {id});
+    BOOST_REQUIRE(r.is_ok());
+    return (*r)[0].i64(0);
+  };
+  // A grant whose scope names are out of order and repeated, as an authorization request kept
+  // them.
+  Grant wide = grant;
+  wide.id.clear();
+  wide.scope = "todo:write todo:read todo:write";
+  BOOST_REQUIRE(grants.create(wide).is_ok());
+  auto ask = [&](const std::string& presented, const Grant& g,
+                 const std::function<void(RefreshRequest&)>& edit) {
+    events::Event e = events::Event::of(events::type::kTokenRefreshed, {.client_id = g.client_id});
+    e.data["grant_type"] = "refresh_token";
+    e.data["token_type"] = "Bearer";
+    events::Recorder::stamp(e);
+    RefreshRequest r;
+    r.token = presented;
+    r.client_id = g.client_id;
+    r.now = kNow + 1;
+    r.signing_algs = "RS256 EdDSA";
+    r.idle_seconds = kIdle;
+    r.event = &e;
+    r.jti_random = "abcdefghijklmnopqrstuv";
+    edit(r);
+    auto out = grants.refresh(r);
+    return std::make_pair(e.id, std::move(out));
+  };
+  auto token = grants.issue_refresh_token(wide, kNow, kIdle);
+  BOOST_REQUIRE(token.is_ok());
+  // Every refusal writes nothing and answers the state the worker decides from.
+  const std::vector<std::pair<const char*, std::function<void(RefreshRequest&)>>> refusals = {
+      {"another client", [](RefreshRequest& r) { r.client_id = "dcr_01jd3k0000000000000000000b"; }},
+      {"the client id in other case",
+       [](RefreshRequest& r) { r.client_id = "DCR_01JD3K0000000000000000000A"; }},
+      {"another resource",
+       [](RefreshRequest& r) { r.resource_key = crypto::sha256("https://other.example/mcp"); }},
+      {"a resource that is no URL", [](RefreshRequest& r) { r.resource_key = std::string(); }},
+      {"a wider scope", [](RefreshRequest& r) { r.scope = "todo:admin todo:read"; }},
+      {"a scope in other case", [](RefreshRequest& r) { r.scope = "TODO:READ"; }},
+      {"a prefix of a granted name", [](RefreshRequest& r) { r.scope = "todo"; }},
+      {"expired", [](RefreshRequest& r) { r.now = kNow + kIdle; }},
+      {"no key for the resource's algorithm", [](RefreshRequest& r) { r.signing_algs = "ES256"; }},
+      {"no event: a read", [](RefreshRequest& r) { r.event = nullptr; }},
+  };
+  for (const auto& [what, edit] : refusals) {
+    BOOST_TEST_CONTEXT(what) {
+      auto [event_id, out] = ask(*token, wide, edit);
+      BOOST_REQUIRE_MESSAGE(out.is_ok(), out.status().to_string());
+      BOOST_TEST(!out->successor.has_value());
+      BOOST_TEST(out->state.grant.id == wide.id);
+      BOOST_TEST(out->state.grant.scope == wide.scope);
+      BOOST_TEST(!out->state.rotated);
+      BOOST_TEST(out->state.user_active.value_or(false));
+      BOOST_REQUIRE(out->state.resource.has_value());
+      BOOST_TEST(out->state.resource->server_url == resource->server_url);
+      BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", event_id) == 0);
+      BOOST_TEST(count("SELECT COUNT(*) FROM refresh_tokens WHERE parent_hash = ?",
+                       crypto::sha256(*token)) == 0);
+    }
+  }
+  BOOST_TEST(!grants.find_refresh_token(*token)->rotated);
+  // A narrowing for the resource named in another spelling: rotated, with the event.
+  auto [narrowed_id, narrowed] = ask(*token, wide, [&](RefreshRequest& r) {
+    r.scope = "todo:read";
+    r.resource_key = crypto::sha256(*canonical_server_url(resource->server_url + "/"));
+  });
+  BOOST_REQUIRE_MESSAGE(narrowed.is_ok(), narrowed.status().to_string());
+  BOOST_REQUIRE(narrowed->successor.has_value());
+  BOOST_TEST(!narrowed->state.rotated);
+  BOOST_TEST(grants.find_refresh_token(*token)->rotated);
+  auto successor = grants.find_refresh_token(*narrowed->successor);
+  BOOST_REQUIRE(successor.is_ok());
+  BOOST_TEST(successor->grant.id == wide.id);
+  BOOST_TEST(successor->expires_at == kNow + 1 + kIdle);
+  auto event_of = [&](const std::string& id) {
+    auto r = db->query(
+        "SELECT user_id, resource_id, client_id, JSON_VALUE(data, '$.grant_id'), "
+        "JSON_VALUE(data, '$.jti'), JSON_VALUE(data, '$.scope'), JSON_VALUE(data, '$.grant_type'), "
+        "JSON_TYPE(JSON_EXTRACT(data, '$.refresh_token_dpop_bound')), (SELECT COUNT(*) FROM "
+        "event_outbox WHERE event_id = e.id) FROM events e WHERE id = ?",
+        {id});
+    BOOST_REQUIRE(r.is_ok());
+    BOOST_REQUIRE(r->size() == 1);
+    return (*r)[0];
+  };
+  store::Row e = event_of(narrowed_id);
+  BOOST_TEST(e.str(0) == user_id);
+  BOOST_TEST(e.str(1) == resource->id);
+  BOOST_TEST(e.str(2) == wide.client_id);
+  BOOST_TEST(e.str(3) == wide.id);
+  BOOST_TEST(e.str(4) == wide.id + ".abcdefghijklmnopqrstuv");
+  BOOST_TEST(e.str(5) == "todo:read");
+  BOOST_TEST(e.str(6) == "refresh_token");
+  BOOST_TEST(e.is_null(7));
+  BOOST_TEST(e.i64(8) == 1);
+  // No scope asked: the event names the grant's, distinct and sorted, as the answer does.
+  auto [next_id, next] = ask(*narrowed->successor, wide, [](RefreshRequest&) {});
+  BOOST_REQUIRE(next.is_ok());
+  BOOST_REQUIRE(next->successor.has_value());
+  BOOST_TEST(event_of(next_id).str(5) == "todo:read todo:write");
+  // The rotated-out token again: its state says so, and nothing is written.
+  auto [reused_id, reused] = ask(*token, wide, [](RefreshRequest&) {});
+  BOOST_REQUIRE(reused.is_ok());
+  BOOST_TEST(!reused->successor.has_value());
+  BOOST_TEST(reused->state.rotated);
+  BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", reused_id) == 0);
+  // A rotation whose INSERT meets a duplicate key (as one that lost to a concurrent rotation
+  // does) writes nothing and answers the state as rotated.
+  const std::string live = *next->successor;
+  const std::string taken = *narrowed->successor;  // a stored token's hash as the successor's
+  store::Params call{
+      crypto::sha256(live),    wide.client_id, kNow + 1, "", nullptr, nullptr, "RS256", kIdle,
+      "abcdefghijklmnopqrstuv"};
+  events::Event lost = events::Event::of(events::type::kTokenRefreshed, {});
+  events::Recorder::stamp(lost);
+  for (auto& v : events::event_row(lost)) call.push_back(std::move(v));
+  call.emplace_back(crypto::sha256(taken));
+  call.emplace_back(std::string("2027-01-15 08:00:00.000000"));
+  auto collided = db->execute_returning(
+      "CALL portcullis_refresh(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      call);
+  BOOST_REQUIRE_MESSAGE(collided.is_ok(), collided.status().to_string());
+  BOOST_REQUIRE(collided->size() == 1);
+  BOOST_TEST(!(*collided)[0].boolean(0));
+  BOOST_TEST((*collided)[0].boolean(1 + 11));  // rotated
+  BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", lost.id) == 0);
+  BOOST_TEST(!grants.find_refresh_token(live)->rotated);
+  // A grant bound to a DPoP key: only a proof by that key rotates it, and the event says so.
+  Grant bound = grant;
+  bound.id.clear();
+  bound.dpop_jkt = "jkt-of-the-client-key";
+  BOOST_REQUIRE(grants.create(bound).is_ok());
+  auto bound_token = grants.issue_refresh_token(bound, kNow, kIdle);
+  BOOST_REQUIRE(bound_token.is_ok());
+  for (const char* jkt : {"", "jkt-of-another-key"}) {
+    auto [id, out] = ask(*bound_token, bound, [&](RefreshRequest& r) { r.dpop_jkt = jkt; });
+    BOOST_REQUIRE(out.is_ok());
+    BOOST_TEST(!out->successor.has_value());
+    BOOST_TEST(out->state.grant.dpop_jkt == bound.dpop_jkt);
+  }
+  auto [bound_id, bound_out] =
+      ask(*bound_token, bound, [&](RefreshRequest& r) { r.dpop_jkt = bound.dpop_jkt; });
+  BOOST_REQUIRE(bound_out.is_ok());
+  BOOST_TEST(bound_out->successor.has_value());
+  BOOST_TEST(event_of(bound_id).str(7) == "BOOLEAN");
+  // A deactivated user, a revoked grant: refused, the state says why.
+  BOOST_REQUIRE(db->execute("UPDATE users SET active = FALSE WHERE id = ?", {user_id}).is_ok());
+  auto [inactive_id, inactive] =
+      ask(*bound_out->successor, bound, [&](RefreshRequest& r) { r.dpop_jkt = bound.dpop_jkt; });
+  BOOST_REQUIRE(inactive.is_ok());
+  BOOST_TEST(!inactive->successor.has_value());
+  BOOST_TEST(!inactive->state.user_active.value_or(true));
+  BOOST_REQUIRE(grants.revoke(wide.id, "test", kNow).is_ok());
+  BOOST_REQUIRE(db->execute("UPDATE users SET active = TRUE WHERE id = ?", {user_id}).is_ok());
+  auto [revoked_id, revoked] = ask(live, wide, [](RefreshRequest&) {});
+  BOOST_REQUIRE(revoked.is_ok());
+  BOOST_TEST(!revoked->successor.has_value());
+  BOOST_TEST(revoked->state.grant.revoked_at.has_value());
+  BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", revoked_id) == 0);
+  // An unknown token: NotFound.
+  auto [unknown_id, unknown] = ask("no-such-token", wide, [](RefreshRequest&) {});
+  BOOST_TEST(unknown.status().code() == Code::kNotFound);
 }
