@@ -34,37 +34,11 @@ const call = (db) => () => {
     sha(id), 'grt_bench', sha(`p${id}`), new Date(), 1800000000,
   ]);
 };
-// The one-statement refresh (sql/0092), as GrantStore::refresh sends it, each call presenting the
-// successor of the one before (a chain of the scratch copy of the grant).
-const [grant] = await conn.query('SELECT id, client_id FROM refresh_db_scratch.grants LIMIT 1');
-const presented = new Map();
-const chain = (db) => {
-  let last = sha(`start-${db}-${serial}`);
-  presented.set(db, () => last);
-  return async () => {
-    const id = `evt_${(serial++).toString(36).padStart(26, '0')}`;
-    const next = sha(id);
-    const [rows] = await conn.execute(`CALL ${db}.portcullis_refresh(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-      last, grant.client_id, Math.floor(Date.now() / 1000), '', null, null, 'RS256 ES256 EdDSA', 1209600,
-      '0123456789abcdefghijkl', id, 'token.refreshed', new Date(), null, null, null, null, '127.0.0.1', null,
-      '{"grant_type":"refresh_token","token_type":"Bearer"}', next, new Date(),
-    ]);
-    if (!rows[0]?.v_written) throw new Error(`the one-statement refresh did not rotate: ${JSON.stringify(rows)}`);
-    last = next;
-  };
-};
-const refreshIn = { refresh_db_scratch: chain('refresh_db_scratch'), refresh_db_noidx: chain('refresh_db_noidx') };
-for (const db of Object.keys(refreshIn)) {
-  await conn.query(`INSERT INTO ${db}.refresh_tokens (token_hash, grant_id, parent_hash, create_time, expires_at)
-                    VALUES (?, ?, NULL, NOW(6), ?)`, [presented.get(db)(), grant.id, Math.floor(Date.now() / 1000) + 86400 * 30]);
-}
 const clientSteps = [
   ['round trip: DO 1', () => conn.execute('DO 1')],
   ['the refresh read (SELECT)', () => conn.execute(read, [rotated.parent_hash])],
   ['the refresh write (CALL), events with its indexes', call('refresh_db_scratch')],
   ['the refresh write (CALL), events without secondary indexes', call('refresh_db_noidx')],
-  ['the one-statement refresh (CALL portcullis_refresh), events with its indexes', refreshIn.refresh_db_scratch],
-  ['the one-statement refresh, events without secondary indexes', refreshIn.refresh_db_noidx],
 ];
 const serverSteps = [
   ['in the server: the loop alone', 'refresh_db_scratch', 'none'],

@@ -7,21 +7,14 @@
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "core/telemetry.h"
-#include "crypto/hash.h"
-#include "crypto/random.h"
 #include "events/recorder.h"
 #include "format/scope_list.h"
-#include "jose/jws_key.h"
-#include "log/log.h"
 #include "oauth/pkce.h"
 #include "tokens/codes.h"
 #include "tokens/grants.h"
 
 namespace portcullis::oauth {
 namespace {
-
-// grants.scope (sql/0002_oauth.sql): the most a grant's scope, and so a narrowing of it, holds.
-constexpr size_t kMaxGrantScopeChars = 2000;
 
 Status invalid_grant(std::string message) {
   return Status::invalid_argument(std::move(message)).with_reason("invalid_grant");
@@ -46,10 +39,9 @@ Status check_dpop_binding(const std::string& bound_jkt, const std::string& dpop_
 }
 
 // A user token for a grant, its jti naming the grant (access_token.h).
-// `jti_random`: the jti's random part when it was chosen before (AccessTokenRequest).
 Result<AccessToken> mint_for_grant(server::Services& services, const Resource& resource,
                                    const Grant& grant, const std::string& scope, int64_t now,
-                                   const std::string& dpop_jkt, const std::string& jti_random) {
+                                   const std::string& dpop_jkt) {
   AccessTokenRequest request;
   request.issuer = resource.issuer(services.config);
   request.subject = grant.user_id;
@@ -62,7 +54,6 @@ Result<AccessToken> mint_for_grant(server::Services& services, const Resource& r
   request.grant_id = grant.id;
   request.dpop_jkt = dpop_jkt;
   request.alg = resource.access_token_signing_alg;
-  request.jti_random = jti_random;
   return mint_access_token(services.keys, request, now);
 }
 
@@ -91,23 +82,17 @@ events::Event token_event(server::Context& ctx, const events::EventType& type, c
   return e;
 }
 
-// What the event of a successful grant says of its request: the grant type, and the access
-// token's type and key.
-void describe_request(events::Event& e, const char* grant_type, const std::string& dpop_jkt) {
-  e.data["grant_type"] = grant_type;
-  e.data["token_type"] = dpop_jkt.empty() ? "Bearer" : "DPoP";
-  if (!dpop_jkt.empty()) e.data["dpop_jkt"] = dpop_jkt;
-}
-
 // The event of a successful grant (token.issued, token.refreshed), stamped: it is written with
 // the grant's refresh token, in the same statement (GrantStore, sql/0090_event_outbox.sql).
 events::Event tokens_event(server::Context& ctx, const Grant& grant, const UserTokens& out,
                            const events::EventType& type, const char* grant_type,
                            const std::string& dpop_jkt) {
   events::Event e = token_event(ctx, type, grant);
-  describe_request(e, grant_type, dpop_jkt);
+  e.data["grant_type"] = grant_type;
   e.data["scope"] = out.scope;
   e.data["jti"] = out.access_token.jti;
+  e.data["token_type"] = dpop_jkt.empty() ? "Bearer" : "DPoP";
+  if (!dpop_jkt.empty()) e.data["dpop_jkt"] = dpop_jkt;
   if (!grant.dpop_jkt.empty()) e.data["refresh_token_dpop_bound"] = true;
   events::Recorder::stamp(e);
   return e;
@@ -205,8 +190,8 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
   grant.dpop_jkt = refresh_binding(client, dpop_jkt);
   grant.id = new_id("grt_");  // named by the access token, signed before the transaction
   UserTokens out;
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      out.access_token, mint_for_grant(services, resource, grant, b.scope, now, dpop_jkt, ""));
+  PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
+                              mint_for_grant(services, resource, grant, b.scope, now, dpop_jkt));
   out.scope = grant.scope;
   // token.issued is written in the transaction that stores the grant, with the refresh token
   // (the same CALL; docs/events.md, "Recording").
@@ -243,54 +228,14 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   server::Services& services = ctx.services;
   GrantStore grants(services.db);
 
-  // One statement (GrantStore::refresh, sql/0092_refresh_grant.sql): it reads the presented
-  // token with its grant, user and resource, makes the checks below, and when they pass it stores
-  // the successor and token.refreshed (naming the jti chosen here) in one transaction; the access
-  // token is signed after it. When it refused, nothing was written and the checks below decide
-  // from the state it read, as they did from the read alone: the same answers. Only what it could
-  // not settle (a key ring without a key for the resource's algorithm, a scope the statement
-  // cannot sort) is signed first and rotated by a second statement, as before.
-  RefreshRequest request;
-  request.token = token;
-  request.client_id = client.client_id;
-  request.now = now;
-  request.dpop_jkt = dpop_jkt;
-  if (auto indicator = form.get("resource")) {
-    const std::optional<std::string> canonical = canonical_server_url(*indicator);
-    request.resource_key = canonical ? crypto::sha256(*canonical) : std::string();
-  }
-  std::optional<std::set<std::string>> requested;
-  if (auto scope = form.get("scope"); scope && !scope->empty()) {
-    requested = format::scope_set(*scope);
-    request.scope = format::join_scopes(*requested);
-  }
-  for (jose::JwsAlg alg : jose::kAccessTokenAlgs) {
-    if (!services.keys.signer(now, alg)) continue;
-    if (!request.signing_algs.empty()) request.signing_algs += ' ';
-    request.signing_algs += jose::alg_name(alg);
-  }
-  request.idle_seconds = services.config.refresh_token_idle_seconds;
-  request.jti_random = crypto::random_token(16);
-  events::Event refreshed = ctx.event(events::type::kTokenRefreshed);
-  refreshed.client_id = client.client_id;
-  describe_request(refreshed, "refresh_token", dpop_jkt);
-  events::Recorder::stamp(refreshed);
-  // A narrowing names some of the grant's names, so it is never longer than grants.scope holds:
-  // a longer scope is refused below, and the statement, sent no such text, only reads.
-  if (!request.scope || request.scope->size() <= kMaxGrantScopeChars) {
-    request.event = &refreshed;
-  } else {
-    request.scope.reset();
-  }
-
-  auto presented = grants.refresh(request);
+  // One read, one write (grants.h): the read decides, and the INSERT of the successor lets only
+  // one presentation of the token win, so no lock is held across the signature.
+  auto presented = grants.find_refresh_token(token);
   if (!presented) {
     if (presented.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
     return presented.status();
   }
-  const RefreshTokenState& state = presented->state;
-  const Grant& grant = state.grant;
-  const bool rotated = presented->successor.has_value();
+  const Grant& grant = presented->grant;
   auto reuse_detected = [&]() -> Status {
     // A rotated-out token came back: one of the two holders is not the client.
     telemetry::count(telemetry::Counter::kRefreshReuseDetected);
@@ -299,68 +244,49 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
                           token_event(ctx, events::type::kTokenRefreshReuseDetected, grant)));
     return invalid_grant("the refresh token was already used; the grant is revoked");
   };
-  // The checks, in the order of the answers (RFC 6749 §5.2): the resource to mint for, or why not.
-  auto decide = [&]() -> Result<Resource> {
-    if (grant.client_id != client.client_id) {
-      return invalid_grant("the refresh token was issued to another client");
-    }
-    if (grant.revoked_at) return invalid_grant("the grant was revoked");
-    if (state.rotated) return reuse_detected();
-    if (state.expires_at <= now || grant.absolute_expires_at <= now) {
-      return invalid_grant("the refresh token has expired");
-    }
-    PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(grant.dpop_jkt, dpop_jkt, "the refresh token"));
-    if (!state.user_active) return invalid_grant("the user no longer exists");
-    if (!*state.user_active) return invalid_grant("the user is deactivated");
-    if (!state.resource) return invalid_grant("the resource no longer exists");
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        Resource resource,
-        token_resource(*state.resource, form, "resource differs from the grant's"));
-    if (requested) {
-      const std::set<std::string> granted = format::scope_set(grant.scope);
-      for (const auto& s : *requested) {
-        if (!granted.count(s)) {
-          return Status::invalid_argument("scope " + s +
-                                          " was not granted; a refresh can only narrow")
-              .with_reason("invalid_scope");
-        }
+  if (grant.client_id != client.client_id) {
+    return invalid_grant("the refresh token was issued to another client");
+  }
+  if (grant.revoked_at) return invalid_grant("the grant was revoked");
+  if (presented->rotated) return reuse_detected();
+  if (presented->expires_at <= now || grant.absolute_expires_at <= now) {
+    return invalid_grant("the refresh token has expired");
+  }
+  PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(grant.dpop_jkt, dpop_jkt, "the refresh token"));
+  if (!presented->user_active) return invalid_grant("the user no longer exists");
+  if (!*presented->user_active) return invalid_grant("the user is deactivated");
+  if (!presented->resource) return invalid_grant("the resource no longer exists");
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      const Resource resource,
+      token_resource(*presented->resource, form, "resource differs from the grant's"));
+  std::set<std::string> granted = format::scope_set(grant.scope);
+  std::set<std::string> scopes = granted;
+  if (auto requested = form.get("scope"); requested && !requested->empty()) {
+    scopes = format::scope_set(*requested);
+    for (const auto& s : scopes) {
+      if (!granted.count(s)) {
+        return Status::invalid_argument("scope " + s +
+                                        " was not granted; a refresh can only narrow")
+            .with_reason("invalid_scope");
       }
     }
-    return resource;
-  };
-  auto resource = decide();
-  if (!resource) {
-    if (rotated) {
-      // The statement checks all of the above: a rotation it stored is never refused here.
-      log::error("a refresh rotated by its statement was refused after it",
-                 {{"reason", resource.status().reason()}});
-    }
-    return resource.status();
   }
   UserTokens out;
-  out.scope = format::join_scopes(requested ? *requested : format::scope_set(grant.scope));
-  if (rotated) {
-    // Rotated, and token.refreshed written naming this jti: the signature comes after. The
-    // statement stored the rotation only if the key ring could sign for the resource.
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        out.access_token,
-        mint_for_grant(services, *resource, grant, out.scope, now, dpop_jkt, request.jti_random));
-    out.refresh_token = std::move(presented->successor).value();
-  } else {
-    // Signed before the rotation is stored, so a signing failure leaves the presented token live.
-    PORTCULLIS_ASSIGN_OR_RETURN(
-        out.access_token, mint_for_grant(services, *resource, grant, out.scope, now, dpop_jkt, ""));
-    const events::Event event =
-        tokens_event(ctx, grant, out, events::type::kTokenRefreshed, "refresh_token", dpop_jkt);
-    auto successor = grants.rotate_refresh_token(
-        grant, token, now, services.config.refresh_token_idle_seconds, &event);
-    if (!successor) {
-      // Another request rotated this token between our read and our write: reuse.
-      if (successor.status().code() == Code::kAlreadyExists) return reuse_detected();
-      return successor.status();
-    }
-    out.refresh_token = std::move(successor).value();
+  out.scope = format::join_scopes(scopes);
+  // Signed before the rotation is stored, so a signing failure leaves the presented token live.
+  PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
+                              mint_for_grant(services, resource, grant, out.scope, now, dpop_jkt));
+  // The successor and token.refreshed in one statement (GrantStore): still one read, one write.
+  const events::Event refreshed =
+      tokens_event(ctx, grant, out, events::type::kTokenRefreshed, "refresh_token", dpop_jkt);
+  auto rotated = grants.rotate_refresh_token(
+      grant, token, now, services.config.refresh_token_idle_seconds, &refreshed);
+  if (!rotated) {
+    // Another request rotated this token between our read and our write: reuse.
+    if (rotated.status().code() == Code::kAlreadyExists) return reuse_detected();
+    return rotated.status();
   }
+  out.refresh_token = std::move(rotated).value();
   out.grant_id = grant.id;
   out.user_id = grant.user_id;
   out.resource_id = grant.resource_id;

@@ -297,13 +297,6 @@ Status Db::run(std::string_view sql_text, const Params& params, Rows* rows, uint
         }
         rows->emplace_back(std::move(cells));
       }
-      rs.reset();
-      // A CALL answers its result sets and then its own status: read them to the end, or the
-      // connection's next statement fails with "Commands out of sync" (2014). An error there
-      // (a procedure failing after a result set) throws like any other.
-      while (stmt.getMoreResults()) {
-        std::unique_ptr<sql::ResultSet> more(stmt.getResultSet());
-      }
     } else {
       int n = stmt.executeUpdate();
       if (affected) *affected = static_cast<uint64_t>(n < 0 ? 0 : n);
@@ -354,22 +347,10 @@ Result<Rows> Db::read(std::string_view sql_text, const Params& params, bool keep
 }
 
 Result<uint64_t> Db::execute(std::string_view sql_text, const Params& params) {
-  uint64_t affected = 0;
-  PORTCULLIS_RETURN_IF_ERROR(write(sql_text, params, nullptr, &affected));
-  return affected;
-}
-
-Result<Rows> Db::execute_returning(std::string_view sql_text, const Params& params) {
-  Rows rows;
-  PORTCULLIS_RETURN_IF_ERROR(write(sql_text, params, &rows, nullptr));
-  return rows;
-}
-
-Status Db::write(std::string_view sql_text, const Params& params, Rows* rows, uint64_t* affected) {
   for (int attempt = 0;; ++attempt) {
-    if (rows) rows->clear();
-    Status st = run(sql_text, params, rows, affected);
-    if (st.is_ok()) return st;
+    uint64_t affected = 0;
+    Status st = run(sql_text, params, nullptr, &affected);
+    if (st.is_ok()) return affected;
     // A deadlock or a lost certification rolled the statement back whole: outside a transaction
     // it is safe to run again (a lost connection is not: the write may have happened).
     if (!in_transaction_ && last_conflict_ && attempt + 1 < kConflictAttempts) {

@@ -96,10 +96,6 @@ class Db {
   // Rows changed: an UPDATE that matches a row but leaves it as it was counts 0, and an
   // INSERT … ON DUPLICATE KEY UPDATE counts 1 for an insert, 2 for a change, 0 for neither.
   Result<uint64_t> execute(std::string_view sql, const Params& params = {});
-  // A single autocommit write that answers with rows (a CALL of a procedure that ends with a
-  // SELECT): retried like execute(), never after a lost connection. Every result the statement
-  // sends is read, so the connection is ready for the next one.
-  Result<Rows> execute_returning(std::string_view sql, const Params& params = {});
   Status transaction(const std::function<Status()>& fn);
 
   // Cheap liveness check for /readyz (reconnects if needed).
@@ -120,8 +116,6 @@ class Db {
   Status run(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected,
              bool keep = true);
   Result<Rows> read(std::string_view sql, const Params& params, bool keep);
-  // execute() and execute_returning(): a conflict outside a transaction is run again.
-  Status write(std::string_view sql, const Params& params, Rows* rows, uint64_t* affected);
   // Transaction control statements (static text). Throws sql::SQLException like the driver.
   void control(const char* statement);
   Status nested_transaction(const std::function<Status()>& fn);

@@ -31,10 +31,8 @@ Result<AccessToken> mint_access_token(const keys::KeyRing& keys, const AccessTok
   if (!signer) return Status::unavailable("no signing key is available").with_retry_after(5);
   AccessToken out;
   // base64url never holds a dot, nor does a grant id: the first dot ends the grant.
-  out.jti = request.grant_id.empty()
-                ? crypto::random_token(16)
-                : request.grant_id + "." +
-                      (request.jti_random.empty() ? crypto::random_token(16) : request.jti_random);
+  out.jti = request.grant_id.empty() ? crypto::random_token(16)
+                                     : request.grant_id + "." + crypto::random_token(16);
   out.issued_at = now;
   out.expires_at = now + request.lifetime_seconds;
   Json::Value claims(Json::objectValue);

@@ -30,9 +30,6 @@ struct AccessTokenRequest {
   std::optional<int64_t> auth_time;
   std::string organization_id;
   std::string grant_id;  // empty for tokens of no grant (management tokens)
-  // The jti's random part after "<grant id>.", when it was chosen before the signature (a
-  // refresh's event names the jti in the statement that rotates); empty: a new one.
-  std::string jti_random;
   std::string dpop_jkt;  // non-empty: the token is bound to this key thumbprint (cnf.jkt)
   jose::JwsAlg alg = jose::JwsAlg::kRS256;
 };

@@ -160,29 +160,6 @@ jose::JwsAlg signing_alg_column(std::string_view stored) {
   return jose::alg_from_name(stored).value_or(jose::JwsAlg::kRS256);
 }
 
-namespace {
-
-// A refresh token's state from the columns of find_refresh_token's read, from `first` on.
-RefreshTokenState refresh_state_from(const store::Row& r, size_t first) {
-  const size_t at = first + kGrantColumnCount;
-  RefreshTokenState out;
-  out.grant = grant_from(r, first);
-  out.expires_at = r.i64(at);
-  out.rotated = r.boolean(at + 1);
-  if (!r.is_null(at + 2)) out.user_active = r.boolean(at + 2);
-  if (!r.is_null(at + 3)) {
-    GrantResource resource;
-    resource.id = r.str(at + 3);
-    resource.server_url = r.str(at + 4);
-    resource.access_token_ttl_seconds = static_cast<int>(r.i64(at + 5));
-    resource.access_token_signing_alg = signing_alg_column(r.str(at + 6));
-    out.resource = std::move(resource);
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& token) {
   // The user and the resource come along (a refresh needs both), and "rotated" is the parent
   // link of migration 0009 or, for tokens rotated before it, rotated_at.
@@ -196,36 +173,21 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const std::string& toke
       "resources r ON r.id = g.resource_id WHERE t.token_hash = ?";
   PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {crypto::sha256(token)}));
   if (rows.empty()) return Status::not_found("unknown refresh token");
-  return refresh_state_from(rows[0], 0);
-}
-
-Result<RefreshOutcome> GrantStore::refresh(const RefreshRequest& r) {
-  store::Params call{crypto::sha256(r.token),
-                     r.client_id,
-                     r.now,
-                     r.dpop_jkt,
-                     store::nullable(r.resource_key),
-                     store::nullable(r.scope),
-                     r.signing_algs,
-                     r.idle_seconds,
-                     r.jti_random};
-  std::optional<std::string> successor;
-  if (r.event) {
-    append(call, events::event_row(*r.event));
-    successor = crypto::random_token(32);
-    append(call, {crypto::sha256(*successor), db_now()});
-  } else {
-    call.resize(call.size() + 12, store::Value(nullptr));  // no event, no successor: only a read
+  const store::Row& r = rows[0];
+  constexpr size_t at = kGrantColumnCount;
+  RefreshTokenState out;
+  out.grant = grant_from(r);
+  out.expires_at = r.i64(at);
+  out.rotated = r.boolean(at + 1);
+  if (!r.is_null(at + 2)) out.user_active = r.boolean(at + 2);
+  if (!r.is_null(at + 3)) {
+    GrantResource resource;
+    resource.id = r.str(at + 3);
+    resource.server_url = r.str(at + 4);
+    resource.access_token_ttl_seconds = static_cast<int>(r.i64(at + 5));
+    resource.access_token_signing_alg = signing_alg_column(r.str(at + 6));
+    out.resource = std::move(resource);
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.execute_returning("CALL portcullis_refresh(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                            "?, ?, ?, ?, ?, ?)",
-                            call));
-  if (rows.empty()) return Status::not_found("unknown refresh token");
-  RefreshOutcome out;
-  out.state = refresh_state_from(rows[0], 1);
-  if (rows[0].boolean(0)) out.successor = std::move(successor);
   return out;
 }
 

@@ -6,11 +6,9 @@
 // its parent (unique): exactly one rotation of a token can succeed, on any node, with no locking
 // read and no transaction. With the event of the issue (token.refreshed, token.issued) it is one
 // CALL of a stored procedure (sql/0090_event_outbox.sql) that writes the token and the event
-// atomically, so the event is in the transaction of the change it describes (docs/events.md,
-// "Recording"). A refresh is one CALL in all (refresh(), sql/0092_refresh_grant.sql): the read of
-// the presented token, its checks, and when they pass that rotation with token.refreshed. The
-// code exchange's claim of its code, its grant, first refresh token and event are likewise one
-// CALL (create_from_code).
+// atomically, so the event is in the transaction of the change it describes and a refresh stays
+// at two round trips (docs/events.md, "Recording"). The code exchange's claim of its code, its
+// grant, first refresh token and event are likewise one CALL (create_from_code).
 //
 // Access tokens are JWTs whose jti names their grant (access_token.h: "<grant id>.<random>"),
 // so revoking a grant (code replay, refresh reuse, revocation, a deactivated user, a deleted
@@ -65,31 +63,6 @@ struct RefreshTokenState {
   std::optional<GrantResource> resource;  // nullopt: gone
 };
 
-// A refresh as the token endpoint asks for it (GrantStore::refresh).
-struct RefreshRequest {
-  std::string token;      // the presented refresh token
-  std::string client_id;  // the authenticated client
-  int64_t now = 0;
-  std::string dpop_jkt;  // the request's DPoP proof's key, "" without one
-  // The request's RFC 8707 `resource` parameter, when sent: the SHA-256 of its canonical form
-  // (canonical_server_url), "" when it has none.
-  std::optional<std::string> resource_key;
-  // The requested scope, when sent and not empty: its distinct names, sorted, space-separated.
-  std::optional<std::string> scope;
-  std::string signing_algs;  // the algorithms the key ring can sign with now, space-separated
-  int64_t idle_seconds = 0;
-  // token.refreshed, stamped, with neither grant_id, jti nor scope in its data (the statement
-  // adds them from the grant). Without it the statement only reads.
-  const events::Event* event = nullptr;
-  std::string jti_random;  // the access token's jti after "<grant id>.", named by the event
-};
-
-// A refresh's one statement: the presented token's state, and its successor when it rotated.
-struct RefreshOutcome {
-  RefreshTokenState state;
-  std::optional<std::string> successor;
-};
-
 class GrantStore {
  public:
   explicit GrantStore(store::Db& db) : db_(db) {}
@@ -114,15 +87,6 @@ class GrantStore {
                                                       const events::Event& event);
   // NotFound when unknown. A plain read: rotate_refresh_token settles races.
   Result<RefreshTokenState> find_refresh_token(const std::string& token);
-  // A refresh in one statement (sql/0092_refresh_grant.sql): reads the presented token's state
-  // as find_refresh_token does and, with an event, when the token is the client's, live and
-  // unrotated, its grant live, its user active, its resource there and named by the request's
-  // `resource` (when sent), the requested scope a narrowing, a DPoP-bound grant presented with its
-  // key and the resource's signing algorithm in `signing_algs`, rotates it like
-  // rotate_refresh_token with the event (its data completed), all in one transaction: `successor`
-  // is then set. Otherwise nothing is written and the caller decides from `state`; a rotation lost
-  // to a concurrent one sets state.rotated. NotFound when the token is unknown.
-  Result<RefreshOutcome> refresh(const RefreshRequest& request);
   // Replaces `presented` (a token of `grant`) with a new one, like issue_refresh_token.
   // AlreadyExists when `presented` was rotated already (by a concurrent request): reuse; then
   // `event` is not written either.

@@ -197,32 +197,6 @@ test('confidential client: the refresh token stays unbound, each access token is
   assert.deepEqual((await verifyAccessToken(bound.json.access_token)).cnf, { jkt: other.jkt });
 });
 
-test('refresh: token.refreshed says whether the refresh token is bound and names the access token\'s key and jti', async () => {
-  const key = await newKey();
-  const t = await exchange(publicClient, await codeFor(publicClient), await proof(key));
-  assert.equal(t.status, 200, t.text);
-  const r = await refresh(publicClient, t.json.refresh_token, await proof(key));
-  assert.equal(r.status, 200, r.text);
-  // A confidential client's refresh token stays unbound; its access token takes the proof's key.
-  const other = await newKey();
-  const c = await exchange(confidentialClient, await codeFor(confidentialClient));
-  assert.equal(c.status, 200, c.text);
-  const cr = await refresh(confidentialClient, c.json.refresh_token, await proof(other));
-  assert.equal(cr.status, 200, cr.text);
-  const jtiOf = (token) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).jti;
-  const refreshed = (clientId, answer) => eventsOf(clientId).find((e) => e.type === 'token.refreshed' && e.data.jti === jtiOf(answer.json.access_token));
-  const bound = refreshed(publicClient.client_id, r);
-  assert.ok(bound, JSON.stringify(eventsOf(publicClient.client_id)));
-  assert.equal(bound.data.refresh_token_dpop_bound, true);
-  assert.equal(bound.data.token_type, 'DPoP');
-  assert.equal(bound.data.dpop_jkt, key.jkt);
-  const unbound = refreshed(confidentialClient.client_id, cr);
-  assert.ok(unbound, JSON.stringify(eventsOf(confidentialClient.client_id)));
-  assert.equal(unbound.data.refresh_token_dpop_bound, undefined);
-  assert.equal(unbound.data.token_type, 'DPoP');
-  assert.equal(unbound.data.dpop_jkt, other.jkt);
-});
-
 test('dpop_jkt at /oauth/authorize binds the code to that key (RFC 9449 §10)', async () => {
   const key = await newKey();
   const code = await codeFor(publicClient, { dpop_jkt: key.jkt });
