@@ -106,6 +106,9 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
     return credentials.status();
   }
   int64_t now = unix_now();
+  // Only the signer is needed here, and a ring that cannot be refreshed keeps signing with the
+  // keys it holds; without a signer (a new worker while the database is away) minting answers
+  // unavailable: 503 temporarily_unavailable with Retry-After, never a token-shaped failure.
   (void)ctx.services.keys.refresh_if_stale(now);
   PORTCULLIS_ASSIGN_OR_RETURN(const std::string dpop_jkt, dpop_key(ctx, now));
 

@@ -10,8 +10,9 @@
 namespace portcullis::keys {
 
 Status KeyRing::refresh_if_stale(int64_t now) {
-  if (loaded_ && now - loaded_at_ < config_.keyring_refresh_seconds) return Status::ok();
-  return reload(now);
+  if (stale(now)) return reload(now);
+  if (!loaded_) return Status::unavailable("the signing keys cannot be read now");
+  return Status::ok();
 }
 
 Status KeyRing::reload(int64_t now) {
@@ -19,7 +20,8 @@ Status KeyRing::reload(int64_t now) {
   auto stored = store.load_published(now);
   if (!stored) {
     // Try again soon, but not on every request while the store is away.
-    loaded_at_ = now - config_.keyring_refresh_seconds + 1;
+    next_load_at_ = now + 1;
+    refresh_failed_ = true;
     return stored.status();
   }
   std::vector<LiveKey> fresh;
@@ -52,7 +54,8 @@ Status KeyRing::reload(int64_t now) {
   }
   keys_ = std::move(fresh);
   loaded_ = true;
-  loaded_at_ = now;
+  next_load_at_ = now + config_.keyring_refresh_seconds;
+  refresh_failed_ = false;
   return Status::ok();
 }
 
@@ -65,6 +68,39 @@ const LiveKey* KeyRing::signer(int64_t now, jose::JwsAlg alg) const {
     }
   }
   return best;
+}
+
+Result<const jose::JwsPublicKey*> KeyRing::find_verification_key(std::string_view kid,
+                                                                 int64_t now) {
+  const bool refreshing = stale(now);
+  if (refreshing) (void)reload(now);  // a failure is remembered in refresh_failed_
+  const jose::JwsPublicKey* key = verification_key(kid);
+  // Not again when this very lookup has just read the store (or failed to).
+  if (key == nullptr && !refreshing && now - unknown_kid_reload_at_ >= kUnknownKidReloadSeconds) {
+    unknown_kid_reload_at_ = now;
+    (void)reload(now);
+    key = verification_key(kid);
+  }
+  if (key == nullptr && refresh_failed_) {
+    return Status::unavailable("the signing keys cannot be read now");
+  }
+  return key;
+}
+
+Result<jose::DecodedJwt> KeyRing::verify(std::string_view token, int64_t now,
+                                         std::optional<jose::JwsAlg> alg) {
+  Status lookup;
+  auto decoded = jose::verify_jws(token, [&](std::string_view kid) -> const jose::JwsPublicKey* {
+    auto found = find_verification_key(kid, now);
+    if (!found) {
+      lookup = found.status();
+      return nullptr;
+    }
+    const jose::JwsPublicKey* key = *found;
+    return key != nullptr && (!alg || key->alg() == *alg) ? key : nullptr;
+  });
+  if (!decoded && !lookup.is_ok()) return lookup;
+  return decoded;
 }
 
 const jose::JwsPublicKey* KeyRing::verification_key(std::string_view kid) const {

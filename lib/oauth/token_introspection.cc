@@ -28,26 +28,29 @@ std::optional<std::string> resource_of_issuer(const config::Config& config,
   return std::nullopt;
 }
 
-// A verified access token of ours, or nullopt.
-std::optional<jose::DecodedJwt> verify_access_token(server::Services& services,
-                                                    const std::string& token, int64_t now) {
-  if (std::count(token.begin(), token.end(), '.') != 2) return std::nullopt;
-  (void)services.keys.refresh_if_stale(now);
-  auto decoded = jose::verify_jws(
-      token, [&](std::string_view kid) { return services.keys.verification_key(kid); });
-  if (!decoded) return std::nullopt;
+// A verified access token of ours, or nullopt; unavailable when its signing key cannot be known
+// now (the database away: the token may be good, so it is neither active nor inactive).
+using MaybeJwt = std::optional<jose::DecodedJwt>;
+Result<MaybeJwt> verify_access_token(server::Services& services, const std::string& token,
+                                     int64_t now) {
+  if (std::count(token.begin(), token.end(), '.') != 2) return MaybeJwt();
+  auto decoded = services.keys.verify(token, now);
+  if (!decoded) {
+    if (decoded.status().code() == Code::kUnavailable) return decoded.status();
+    return MaybeJwt();
+  }
   const Json::Value* iss = json::find_member(decoded->claims, "iss");
   const Json::Value* aud = json::find_member(decoded->claims, "aud");
-  if (!iss || !iss->isString() || !aud || !aud->isString()) return std::nullopt;
-  if (!resource_of_issuer(services.config, iss->asString())) return std::nullopt;
+  if (!iss || !iss->isString() || !aud || !aud->isString()) return MaybeJwt();
+  if (!resource_of_issuer(services.config, iss->asString())) return MaybeJwt();
   jose::ClaimChecks checks;
   checks.issuer = iss->asString();
   checks.audience = aud->asString();
   checks.typ = "at+jwt";
   checks.now = now;
   checks.leeway_seconds = 0;  // introspection speaks for the issuer: no skew allowance
-  if (!jose::check_claims(*decoded, checks).is_ok()) return std::nullopt;
-  return std::move(decoded).value();
+  if (!jose::check_claims(*decoded, checks).is_ok()) return MaybeJwt();
+  return MaybeJwt(std::move(decoded).value());
 }
 
 // The presented refresh token, or nullopt when it is not one of ours.
@@ -65,7 +68,8 @@ Result<std::optional<RefreshTokenState>> find_refresh_token(store::Db& db,
 
 Result<Json::Value> introspect(server::Services& services, const std::string& token, int64_t now) {
   if (token.empty() || token.size() > 16384) return inactive();
-  if (auto jwt = verify_access_token(services, token, now)) {
+  PORTCULLIS_ASSIGN_OR_RETURN(MaybeJwt jwt, verify_access_token(services, token, now));
+  if (jwt) {
     const Json::Value& c = jwt->claims;
     const Json::Value* jti = json::find_member(c, "jti");
     if (!jti || !jti->isString()) return inactive();
@@ -117,7 +121,7 @@ Status revoke(server::Context& ctx, const ClientInfo& client, const std::string&
     return true;
   };
   auto revoke_access = [&]() -> Result<bool> {
-    auto jwt = verify_access_token(services, token, now);
+    PORTCULLIS_ASSIGN_OR_RETURN(MaybeJwt jwt, verify_access_token(services, token, now));
     if (!jwt) return false;
     const Json::Value* owner = json::find_member(jwt->claims, "client_id");
     const Json::Value* jti = json::find_member(jwt->claims, "jti");

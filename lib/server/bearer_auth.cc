@@ -48,17 +48,11 @@ Result<server::Caller> authenticate_management_token(const http::Request& reques
   if (!extracted.ok()) return Status::unauthenticated("a Bearer management token is required");
   const std::string_view token = extracted.token;
   int64_t now = unix_now();
-  const Status ring = services.keys.refresh_if_stale(now);
-  auto decoded =
-      jose::verify_jwt(token, [&](std::string_view kid) { return services.keys.public_key(kid); });
+  // Management tokens are always RS256. A key the ring cannot know now (the database away) is
+  // unavailable (503, retry), not the caller's bad token (lib/keys/key_ring.h).
+  auto decoded = services.keys.verify(token, now, jose::JwsAlg::kRS256);
   if (!decoded) {
-    // The key ring is refreshed by requests, so an idle worker's is old (it may not hold the key
-    // rotated in since) and a new worker's is empty. When it could not be refreshed (the
-    // database is away) a token it cannot verify may well be good: that is the store's outage
-    // (503, retry), not the caller's bad token.
-    if (!ring.is_ok()) {
-      return Status::unavailable("the signing keys cannot be read now");
-    }
+    if (decoded.status().code() == Code::kUnavailable) return decoded.status();
     return Status::unauthenticated("the access token is not valid");
   }
   jose::ClaimChecks checks;

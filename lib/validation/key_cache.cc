@@ -35,15 +35,21 @@ Status JwksKeyCache::fetch_locked(int64_t now) {
     ++fetches_;
   }
   if (!fetcher_) return Status::internal("the JWKS cache has no fetcher");
+  auto failed = [&](Status st) {
+    std::unique_lock lock(mu_);
+    last_fetch_failed_ = true;
+    return st;
+  };
   auto body = fetcher_(url_);
   if (!body) {
     log::warn("JWKS fetch failed", {{"url", url_}, {"error", body.status().to_string()}});
-    return body.status();
+    return failed(body.status());
   }
   auto parsed = jose::parse_jws_jwks(*body);
   if (!parsed) {
     log::warn("JWKS refused", {{"url", url_}, {"error", parsed.status().to_string()}});
-    return Status::unavailable("the JWKS document is not usable: " + parsed.status().message());
+    return failed(
+        Status::unavailable("the JWKS document is not usable: " + parsed.status().message()));
   }
   auto map = std::make_shared<KeyMap>();
   for (auto& [kid, key] : *parsed) {
@@ -53,6 +59,7 @@ Status JwksKeyCache::fetch_locked(int64_t now) {
   std::unique_lock lock(mu_);
   keys_ = std::move(map);
   fetched_at_ = now;
+  last_fetch_failed_ = false;
   return Status::ok();
 }
 
@@ -87,20 +94,14 @@ Result<std::shared_ptr<const jose::JwsPublicKey>> JwksKeyCache::find(std::string
   if (!keys_) return Status::unavailable("the issuer's keys could not be loaded");
   auto it = keys_->find(kid);
   if (it != keys_->end()) return it->second;
+  // A kid the set lacks while it cannot be refetched may be a key published since: undecided.
+  if (last_fetch_failed_) return Status::unavailable("the issuer's keys cannot be refetched now");
   return std::shared_ptr<const jose::JwsPublicKey>();
 }
 
 Result<std::shared_ptr<const jose::JwsPublicKey>> KeyRingKeys::find(std::string_view kid,
                                                                     int64_t now) {
-  (void)ring_.refresh_if_stale(now);
-  const jose::JwsPublicKey* key = ring_.verification_key(kid);
-  if (key == nullptr && now - last_forced_reload_ >= min_reload_seconds_) {
-    // A key minted by another node a moment ago: the ring may not have seen it yet.
-    last_forced_reload_ = now;
-    (void)ring_.reload(now);
-    key = ring_.verification_key(kid);
-  }
-  if (!ring_.loaded()) return Status::unavailable("the signing keys could not be loaded");
+  PORTCULLIS_ASSIGN_OR_RETURN(const jose::JwsPublicKey* key, ring_.find_verification_key(kid, now));
   // Aliasing constructor with no owner: no allocation, the ring owns the key.
   return std::shared_ptr<const jose::JwsPublicKey>(std::shared_ptr<void>(), key);
 }

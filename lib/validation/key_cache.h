@@ -8,9 +8,10 @@
 //    most once per `min_refresh_seconds` (default 60) however many such tokens arrive, so a
 //    flood of made-up kids costs one fetch a minute. A set older than `max_age_seconds` is
 //    refetched on the next lookup (so a withdrawn key stops being trusted). A failed fetch keeps
-//    the previous set. Thread-safe: lookups of known kids share a lock; a miss waits for any
-//    fetch in flight (so concurrent first requests all see the first fetch's keys), and one
-//    thread at a time fetches.
+//    the previous set; until a fetch succeeds again, a kid it lacks is unavailable (it may be a
+//    key published since), not unknown. Thread-safe: lookups of known kids share a lock; a miss
+//    waits for any fetch in flight (so concurrent first requests all see the first fetch's
+//    keys), and one thread at a time fetches.
 //  - KeyRingKeys: Portcullis' own workers (the nginx auth_request validator) read the key ring
 //    they already hold (lib/keys), refreshed from the database; no HTTP round trip. One thread
 //    only, like the KeyRing it wraps.
@@ -36,8 +37,9 @@ class KeySource {
  public:
   virtual ~KeySource() = default;
   // The key named kid: nullptr when the source has no such key (the token is invalid);
-  // unavailable when no key set could be loaded at all (nothing can be decided). The key stays
-  // valid as long as the returned pointer is held.
+  // unavailable when it does not hold kid and could not refresh its keys (no set loaded at
+  // all, or the last refresh failed): nothing can be decided. The key stays valid as long as
+  // the returned pointer is held.
   virtual Result<std::shared_ptr<const jose::JwsPublicKey>> find(std::string_view kid,
                                                                  int64_t now) = 0;
 };
@@ -71,28 +73,28 @@ class JwksKeyCache final : public KeySource {
   const std::string url_;
   const JwksFetcher fetcher_;
   const JwksCacheOptions options_;
-  mutable std::shared_mutex mu_;  // guards keys_, fetched_at_, last_attempt_
+  mutable std::shared_mutex mu_;  // guards keys_, fetched_at_, last_attempt_, last_fetch_failed_
   std::shared_ptr<const KeyMap> keys_;
   int64_t fetched_at_ = 0;
   int64_t last_attempt_ = 0;
   bool attempted_ = false;
+  bool last_fetch_failed_ = false;
   int64_t fetches_ = 0;
   std::mutex fetch_mu_;  // one fetch at a time
 };
 
 class KeyRingKeys final : public KeySource {
  public:
-  explicit KeyRingKeys(keys::KeyRing& ring, int64_t min_reload_seconds = 60)
-      : ring_(ring), min_reload_seconds_(min_reload_seconds) {}
+  explicit KeyRingKeys(keys::KeyRing& ring) : ring_(ring) {}
 
-  // Non-owning: valid until the ring next reloads, i.e. for the rest of this request.
+  // KeyRing::find_verification_key: an unknown kid reloads the ring at most once a minute, and
+  // a kid the ring does not hold while it cannot be refreshed is unavailable. Non-owning: valid
+  // until the ring next reloads, i.e. for the rest of this request.
   Result<std::shared_ptr<const jose::JwsPublicKey>> find(std::string_view kid,
                                                          int64_t now) override;
 
  private:
   keys::KeyRing& ring_;
-  const int64_t min_reload_seconds_;
-  int64_t last_forced_reload_ = INT64_MIN / 2;
 };
 
 }  // namespace portcullis::validation

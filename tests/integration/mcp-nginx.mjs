@@ -55,8 +55,9 @@ export const validateLocation = (name, scopes, snippet = 'mcp-validate.conf') =>
 // Starts an nginx on 127.0.0.1:`port` whose server block is `serverBody` (nginx text that may use
 // the snippets), with $portcullis_resource_id set to `resourceId`; `httpBody` goes into http {}.
 // `{prefix}` in either is replaced by the nginx prefix; `upstreamBody` goes into the upstream
-// portcullis_wellknown {} (e.g. a keepalive). Returns { url, stop, prefix }.
-export async function startProtectedNginx({ port, resourceId, serverBody, httpBody = '', upstreamBody = '', workers = 1, name = `mcp-nginx-${port}` }) {
+// portcullis_wellknown {} (e.g. a keepalive); `socket` is the wellknown pool's (the stack's by
+// default). Returns { url, stop, prefix }.
+export async function startProtectedNginx({ port, resourceId, serverBody, httpBody = '', upstreamBody = '', workers = 1, name = `mcp-nginx-${port}`, socket }) {
   const prefix = path.join(varDir, name);
   for (const d of ['conf/portcullis', 'logs', 'tmp']) mkdirSync(path.join(prefix, d), { recursive: true });
   cpSync(path.join(repoDir, 'nginx', 'portcullis'), path.join(prefix, 'conf', 'portcullis'), { recursive: true });
@@ -74,7 +75,7 @@ http {
 ${httpBody.replaceAll('{prefix}', prefix)}
     client_body_temp_path ${prefix}/tmp/body; fastcgi_temp_path ${prefix}/tmp/fastcgi;
     proxy_temp_path ${prefix}/tmp/proxy; scgi_temp_path ${prefix}/tmp/scgi; uwsgi_temp_path ${prefix}/tmp/uwsgi;
-    upstream portcullis_wellknown { server unix:${run}/wellknown.sock; ${upstreamBody} }
+    upstream portcullis_wellknown { server unix:${socket ?? `${run}/wellknown.sock`}; ${upstreamBody} }
     server {
         listen 127.0.0.1:${port};
         set $portcullis_resource_id ${resourceId};
@@ -106,13 +107,15 @@ export function sqlRows(query) {
   return out.split('\n').filter((l) => l !== '').map((l) => l.split('\t'));
 }
 
-// The current signing key of `alg` (RS256, ES256, EdDSA) of the test stack, as a KeyObject,
-// with its kid.
-export function currentSigningKey(alg = 'RS256') {
+// The current signing key of `alg` (RS256, ES256, EdDSA) of the test stack, or its key `keyId`
+// whatever its state, as a KeyObject, with its kid.
+export function currentSigningKey(alg = 'RS256', keyId = undefined) {
   if (!['RS256', 'ES256', 'EdDSA'].includes(alg)) throw new Error(`no keys of ${alg}`);
+  if (keyId !== undefined && !/^key_[0-9a-z]{26}$/.test(keyId)) throw new Error(`not a key id: ${keyId}`);
   const [[kid, hex]] = sqlRows(`SELECT id, HEX(private_key_sealed) FROM signing_keys WHERE algorithm = '${alg}' AND ` +
-    'activates_at <= UNIX_TIMESTAMP() AND (expires_at IS NULL OR expires_at > UNIX_TIMESTAMP()) ' +
-    'ORDER BY activates_at DESC LIMIT 1');
+    (keyId !== undefined ? `id = '${keyId}'`
+      : 'activates_at <= UNIX_TIMESTAMP() AND (expires_at IS NULL OR expires_at > UNIX_TIMESTAMP()) ' +
+        'ORDER BY activates_at DESC LIMIT 1'));
   const s = settings();
   const sealed = Buffer.from(hex, 'hex');
   const masterKey = Buffer.from(readFileSync(s.PORTCULLIS_MASTER_KEY_FILE, 'utf8').trim(), 'base64');
@@ -125,9 +128,10 @@ export function currentSigningKey(alg = 'RS256') {
 }
 
 // An access token shaped like Portcullis' (contract §4) for `resource` (from the API), signed
-// with the stack's current key of `alg`; `overrides` replace claims (undefined removes one).
-export async function mintAccessToken(resource, overrides = {}, { typ = 'at+jwt', alg = 'RS256' } = {}) {
-  const { kid, key } = currentSigningKey(alg);
+// with the stack's current key of `alg` (or its key `kid`); `overrides` replace claims (undefined
+// removes one).
+export async function mintAccessToken(resource, overrides = {}, { typ = 'at+jwt', alg = 'RS256', kid: keyId } = {}) {
+  const { kid, key } = currentSigningKey(alg, keyId);
   const now = Math.floor(Date.now() / 1000);
   const claims = {
     iss: `${baseUrl}/resources/${resource.id}`, sub: 'usr_minted', aud: resource.server_url,

@@ -35,6 +35,17 @@ struct Fixture {
   crypto::MasterKey master;
 };
 
+oauth::AccessTokenRequest sample_request() {
+  oauth::AccessTokenRequest req;
+  req.issuer = "https://auth.example";
+  req.subject = "usr_x";
+  req.audience = "https://mcp.example/mcp";
+  req.client_id = "dcr_y";
+  req.scope = "a b";
+  req.lifetime_seconds = 900;
+  return req;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(publish_before_use_rotation) {
@@ -83,14 +94,7 @@ BOOST_AUTO_TEST_CASE(tokens_verify_with_the_published_key_and_keys_stay_sealed) 
   keys::KeyRing ring(f.db, f.master, f.config);
   BOOST_REQUIRE(ring.reload(now).is_ok());
 
-  oauth::AccessTokenRequest req;
-  req.issuer = "https://auth.example";
-  req.subject = "usr_x";
-  req.audience = "https://mcp.example/mcp";
-  req.client_id = "dcr_y";
-  req.scope = "a b";
-  req.lifetime_seconds = 900;
-  auto token = oauth::mint_access_token(ring, req, now);
+  auto token = oauth::mint_access_token(ring, sample_request(), now);
   BOOST_REQUIRE(token.is_ok());
   auto verified =
       jose::verify_jwt(token->jwt, [&](std::string_view kid) { return ring.public_key(kid); });
@@ -130,12 +134,8 @@ BOOST_AUTO_TEST_CASE(each_algorithm_has_its_own_signer_and_rotation) {
                std::string::npos);
     BOOST_TEST(jwks.find("\"kid\":\"" + signer->id + "\"") != std::string::npos);
 
-    oauth::AccessTokenRequest req;
+    oauth::AccessTokenRequest req = sample_request();
     req.issuer = "https://auth.example/resources/res_1";
-    req.subject = "usr_x";
-    req.audience = "https://mcp.example/mcp";
-    req.client_id = "dcr_y";
-    req.scope = "a";
     req.alg = alg;
     auto token = oauth::mint_access_token(ring, req, t0);
     BOOST_REQUIRE(token.is_ok());
@@ -219,4 +219,114 @@ BOOST_AUTO_TEST_CASE(required_signers_are_rs256_and_every_resources_algorithm) {
   BOOST_REQUIRE(fixed.is_ok());
   BOOST_TEST(find(*fixed, jose::JwsAlg::kEdDSA)->key != nullptr);
   BOOST_TEST(resources.remove(created->id).is_ok());
+}
+
+namespace {
+
+// Hides signing_keys from every reader while it lives, so the store answers an error as when
+// the database is away, and puts it back however the test ends.
+class KeysTableHidden {
+ public:
+  explicit KeysTableHidden(store::Db& db) : db_(db) {
+    BOOST_REQUIRE(db_.execute_script("RENAME TABLE signing_keys TO signing_keys_hidden").is_ok());
+  }
+  ~KeysTableHidden() { restore(); }
+  void restore() {
+    if (hidden_) (void)db_.execute_script("RENAME TABLE signing_keys_hidden TO signing_keys");
+    hidden_ = false;
+  }
+
+ private:
+  store::Db& db_;
+  bool hidden_ = true;
+};
+
+std::string rotate_rs256(keys::KeyStore& store, int64_t now) {
+  constexpr std::array<jose::JwsAlg, 1> kRsa = {jose::JwsAlg::kRS256};
+  auto rotated = store.rotate(now, kRsa);
+  BOOST_REQUIRE(rotated.is_ok());
+  return rotated->front();
+}
+
+}  // namespace
+
+// A key made after the ring's last read (another node rotated, or a clock a little ahead) is
+// found by one more read; made-up kids cannot make a worker read the store per request.
+BOOST_AUTO_TEST_CASE(an_unknown_kid_reloads_the_ring_at_most_once_a_minute) {
+  auto c = testing::test_config();
+  Fixture f(*c);
+  f.config.keyring_refresh_seconds = 3600;  // only the unknown kid's reload reads the store
+  keys::KeyStore store(f.db, f.master, f.config);
+  const int64_t t0 = 1'800'000'000;
+  BOOST_REQUIRE(store.ensure_initial_key(t0).is_ok());
+  keys::KeyRing ring(f.db, f.master, f.config);
+  BOOST_REQUIRE(ring.reload(t0).is_ok());
+
+  const std::string second = rotate_rs256(store, t0 + 1);
+  auto found = ring.find_verification_key(second, t0 + 2);
+  BOOST_REQUIRE(found.is_ok());
+  BOOST_TEST(*found != nullptr);
+
+  const std::string third = rotate_rs256(store, t0 + 3);
+  for (int64_t t = t0 + 4; t < t0 + 2 + keys::KeyRing::kUnknownKidReloadSeconds; t += 7) {
+    auto unknown = ring.find_verification_key("key_madeup" + std::to_string(t), t);
+    BOOST_REQUIRE(unknown.is_ok());  // known not to exist: invalid, not "retry"
+    BOOST_TEST(*unknown == nullptr);
+    BOOST_TEST(*ring.find_verification_key(third, t) == nullptr, "not read again within a minute");
+  }
+  auto later = ring.find_verification_key(third, t0 + 2 + keys::KeyRing::kUnknownKidReloadSeconds);
+  BOOST_REQUIRE(later.is_ok());
+  BOOST_TEST(*later != nullptr);
+}
+
+// While the store cannot be read, a kid the ring does not hold may be a key rotated in since
+// its last read: unavailable (retry), never "no such key"; the keys it holds still verify.
+BOOST_AUTO_TEST_CASE(a_kid_the_ring_cannot_know_now_is_unavailable_not_unknown) {
+  auto c = testing::test_config();
+  Fixture f(*c);
+  f.config.keyring_refresh_seconds = 30;
+  keys::KeyStore store(f.db, f.master, f.config);
+  const int64_t t0 = 1'800'000'000;
+  BOOST_REQUIRE(store.ensure_initial_key(t0).is_ok());
+  keys::KeyRing ring(f.db, f.master, f.config);
+  BOOST_REQUIRE(ring.reload(t0).is_ok());
+  const std::string first = ring.signer(t0)->id;
+  const std::string second = rotate_rs256(store, t0 + 1);
+
+  auto by_first = oauth::mint_access_token(ring, sample_request(), t0);
+  BOOST_REQUIRE(by_first.is_ok());
+
+  const int64_t stale = t0 + 30;
+  {
+    KeysTableHidden away(f.db);
+    auto lookup = ring.find_verification_key(second, stale);
+    BOOST_REQUIRE(!lookup.is_ok());
+    BOOST_TEST((lookup.status().code() == Code::kUnavailable));
+    auto made_up = ring.find_verification_key("key_madeup", stale);
+    BOOST_TEST((made_up.status().code() == Code::kUnavailable), "undecidable too");
+    // The keys the ring holds still verify, through the shared verification path.
+    auto verified = ring.verify(by_first->jwt, stale, jose::JwsAlg::kRS256);
+    BOOST_REQUIRE(verified.is_ok());
+    BOOST_TEST(verified->header["kid"].asString() == first);
+    BOOST_TEST((ring.verify("a.b.c", stale).status().code() == Code::kUnauthenticated));
+
+    // Back, but the next read is due a second after the failed one: no read per request.
+    away.restore();
+    BOOST_TEST((ring.find_verification_key(second, stale).status().code() == Code::kUnavailable));
+  }
+  auto back = ring.find_verification_key(second, stale + 1);
+  BOOST_REQUIRE(back.is_ok());
+  BOOST_TEST(*back != nullptr);
+  auto made_up = ring.find_verification_key("key_madeup", stale + 2);
+  BOOST_REQUIRE(made_up.is_ok());
+  BOOST_TEST(*made_up == nullptr);
+
+  // A worker whose ring was never read (the store away as it started) decides nothing.
+  config::Config away = f.config;
+  away.db.socket = "/nonexistent/mysqld.sock";
+  store::Db unreachable(away.db);
+  keys::KeyRing empty(unreachable, f.master, away);
+  BOOST_TEST((empty.find_verification_key(first, t0).status().code() == Code::kUnavailable));
+  BOOST_TEST((empty.verify(by_first->jwt, t0).status().code() == Code::kUnavailable));
+  BOOST_TEST((empty.refresh_if_stale(t0).code() == Code::kUnavailable));
 }

@@ -241,6 +241,29 @@ BOOST_AUTO_TEST_CASE(unreachable_keys_are_unavailable_not_invalid) {
   BOOST_TEST(v->verify(bearer(sign(claims())), {}, kNow + 61).valid());
 }
 
+// After a failed refetch the cached set may lack a key the issuer published since: a token by a
+// kid the set lacks is unavailable (503, retry) until a refetch succeeds, never invalid.
+BOOST_AUTO_TEST_CASE(a_kid_the_set_lacks_while_it_cannot_be_refetched_is_unavailable) {
+  FakeJwks jwks;
+  auto v = make_verifier(jwks);
+  const std::string by_a = bearer(sign(claims()));
+  const std::string by_b = bearer(sign(claims(), key_b(), "kb"));
+  BOOST_TEST(v->verify(by_a, {}, kNow).valid());
+  jwks.fail = true;
+  Verdict verdict = v->verify(by_b, {}, kNow + 60);
+  BOOST_TEST((verdict.outcome == Outcome::kUnavailable));
+  BOOST_TEST(jwks.calls == 2);
+  // Still throttled, still undecided; the keys it holds still verify.
+  BOOST_TEST((v->verify(by_b, {}, kNow + 61).outcome == Outcome::kUnavailable));
+  BOOST_TEST(jwks.calls == 2);
+  BOOST_TEST(v->verify(bearer(sign(claims("demo:write"))), {}, kNow + 61).valid());
+  // Back, and still without kb: now known not to exist.
+  jwks.fail = false;
+  verdict = v->verify(by_b, {}, kNow + 120);
+  BOOST_TEST((verdict.outcome == Outcome::kInvalidToken));
+  BOOST_TEST(jwks.calls == 3);
+}
+
 struct AcceptingProofs : ProofChecker {
   mutable int calls = 0;
   Verdict check(Verdict verified, std::string_view, const RequestFacts& request,
