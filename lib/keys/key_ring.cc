@@ -110,11 +110,6 @@ const jose::JwsPublicKey* KeyRing::verification_key(std::string_view kid) const 
   return nullptr;
 }
 
-const crypto::RsaPublicKey* KeyRing::public_key(std::string_view kid) const {
-  const jose::JwsPublicKey* key = verification_key(kid);
-  return key ? key->rsa() : nullptr;
-}
-
 std::string KeyRing::jwks_json(int64_t now) const {
   std::string out = "{\"keys\":[";
   bool first = true;

@@ -73,8 +73,6 @@ class KeyRing {
   // The public key for `kid` with its algorithm, if the ring holds it (no refresh: see
   // find_verification_key).
   const jose::JwsPublicKey* verification_key(std::string_view kid) const;
-  // The RSA public key for `kid`, if the ring holds it and it is an RS256 key.
-  const crypto::RsaPublicKey* public_key(std::string_view kid) const;
   // {"keys":[...]} with every key published at `now` (next, current and retiring).
   std::string jwks_json(int64_t now) const;
 
