@@ -53,6 +53,17 @@ BOOST_AUTO_TEST_CASE(validates_and_applies_defaults) {
   s["PORTCULLIS_WORKERS"] = "-1";
   BOOST_TEST(!config::from_settings(s).is_ok());
 
+  // The wellknown pool's own count: one per CPU unless set, whatever PORTCULLIS_WORKERS says.
+  s = base();
+  s["PORTCULLIS_WORKERS"] = "8";
+  BOOST_TEST(config::from_settings(s)->wellknown_workers == 0);
+  s["PORTCULLIS_WELLKNOWN_WORKERS"] = "3";
+  BOOST_TEST(config::from_settings(s)->wellknown_workers == 3);
+  s["PORTCULLIS_WELLKNOWN_WORKERS"] = "-1";
+  BOOST_TEST(!config::from_settings(s).is_ok());
+  s["PORTCULLIS_WELLKNOWN_WORKERS"] = "257";
+  BOOST_TEST(!config::from_settings(s).is_ok());
+
   // /keys may never be cached longer than a new key is pre-published, less the workers' key
   // ring refresh (30 s by default) and nginx's cache of /keys (2 s).
   s = base();
