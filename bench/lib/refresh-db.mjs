@@ -1,18 +1,14 @@
 // bench/refresh-db's measurements: the mariadbd process's CPU per statement, for the statements of
 // a refresh sent as a worker sends them and for the INSERTs of its CALL run inside the server.
 // The environment comes from bench/refresh-db.
-import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import mariadb from '../peer/node_modules/mariadb/promise.js';
+import { ticks as cpuTicks, printResults } from './mariadbd-cpu.mjs';
 
 const env = process.env;
 const n = Number(env.BENCH_N);
-const ticks = () => {
-  const stat = readFileSync(`/proc/${env.BENCH_DB_PID}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
+const ticks = () => cpuTicks(env.BENCH_DB_PID);
 const conn = await mariadb.createConnection({
   socketPath: env.BENCH_DB_SOCKET, user: env.BENCH_DB_USER, password: env.BENCH_DB_PASSWORD, database: env.BENCH_DB_NAME,
 });
@@ -68,7 +64,4 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 await conn.end();
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-console.log(`| statement | µs of mariadbd CPU each: median | ${Array.from({ length: rounds }, (_, i) => `round ${i + 1}`).join(' | ')} |`);
-console.log(`|---|---:|${'---:|'.repeat(rounds)}`);
-for (const [label, us] of results) console.log(`| ${label} | **${median(us).toFixed(0)}** | ${us.map((x) => x.toFixed(0)).join(' | ')} |`);
+printResults(results, rounds);

@@ -6,6 +6,7 @@
 #include "admin/portal_signin.h"
 #include "clients/redirect_uri.h"
 #include "clients/resources.h"
+#include "core/ids.h"
 #include "core/time.h"
 #include "crypto/base64.h"
 #include "crypto/hash.h"
@@ -18,6 +19,7 @@
 #include "pages/error_page.h"
 #include "tokens/codes.h"
 #include "tokens/consents.h"
+#include "tokens/sealed_code.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -235,7 +237,13 @@ class AuthorizationFlow final : public LoginFlow {
     binding.auth_time = request.auth_time;
     binding.nonce = request.nonce;
     binding.dpop_jkt = request.dpop_jkt;
-    PORTCULLIS_ASSIGN_OR_RETURN(std::string code, CodeStore(services_.db).issue(binding, now));
+    // A resource's client gets a sealed code: nothing is written (tokens/sealed_code.h). The
+    // admin portal redeems its own codes from the table (admin/portal_signin.h).
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::string code,
+        is_portal(request)
+            ? CodeStore(services_.db).issue(binding, now)
+            : seal_code(services_.master_key, sealed_code_for(binding, new_id("grt_"), now)));
     return http::Response::see_other(
         with_params(request.redirect_uri,
                     {{"code", code}, {"state", request.state}, {"iss", issuer_of(request)}}));

@@ -99,7 +99,7 @@ Result<SignedIn> redeem(store::Db& db, const config::Config& config, const http:
       return refused("the code was issued to another sign-in (PKCE)");
     }
     // Single use: of two callbacks racing with one code, only one claims it.
-    PORTCULLIS_ASSIGN_OR_RETURN(bool claimed, codes.claim(code, "", now));
+    PORTCULLIS_ASSIGN_OR_RETURN(bool claimed, codes.claim(code, now));
     if (!claimed) return refused("the sign-in code was used already");
     out.user_id = b.user_id;
     out.auth_time = b.auth_time;

@@ -112,21 +112,24 @@ Result<AuthenticatableClient> ClientStore::find(const std::string& client_id) {
   return client_from_row(rows[0]);
 }
 
-Result<ClientWithCode> ClientStore::find_with_code(const std::string& client_id,
-                                                   const std::string& code) {
+Result<ClientWithCode> ClientStore::find_with_code_state(const std::string& client_id,
+                                                         const SealedCode* code) {
   if (!is_registered_id(client_id)) return no_client(client_id);
-  // The client as a derived table (one primary-key lookup), the code LEFT JOINed to it by its
-  // own primary key: one row when the client exists, with NULL code columns when the code
-  // does not.
-  static const std::string kSql =
-      std::string("SELECT cl.*, ") + kStoredCodeColumns + " FROM (SELECT " + kClientColumns +
-      " FROM oauth_clients WHERE id = ?) cl LEFT JOIN authorization_codes c ON c.code_hash = ? " +
-      kStoredCodeJoins;
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows,
-                              db_.query(kSql, {client_id, CodeStore::hash(code)}));
+  if (!code) {
+    PORTCULLIS_ASSIGN_OR_RETURN(AuthenticatableClient client, find(client_id));
+    return ClientWithCode{std::move(client), std::nullopt};
+  }
+  // The client as a derived table (one primary-key lookup), the code's grant, user and resource
+  // LEFT JOINed to it by their own primary keys: one row when the client exists.
+  static const std::string kSql = std::string("SELECT cl.*, ") + kCodeStateColumns +
+                                  " FROM (SELECT " + kClientColumns +
+                                  " FROM oauth_clients WHERE id = ?) cl " + kCodeStateJoins;
+  store::Params params{client_id};
+  for (auto& p : code_state_params(*code)) params.push_back(std::move(p));
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, params));
   if (rows.empty()) return no_client(client_id);
   PORTCULLIS_ASSIGN_OR_RETURN(AuthenticatableClient client, client_from_row(rows[0]));
-  return ClientWithCode{std::move(client), stored_code_from_row(rows[0], kClientColumnCount)};
+  return ClientWithCode{std::move(client), code_state_from_row(rows[0], kClientColumnCount)};
 }
 
 Result<ClientInfo> ClientStore::authenticate(const std::string& client_id,

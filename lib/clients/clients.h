@@ -69,10 +69,11 @@ inline constexpr const char* kClientColumns =
 inline constexpr size_t kClientColumnCount = 8;
 Result<AuthenticatableClient> client_from_row(const store::Row& row, size_t first = 0);
 
-// A registered client and the authorization code presented with it (ClientStore::find_with_code).
+// A registered client and what its code exchange reads about the presented code
+// (ClientStore::find_with_code_state).
 struct ClientWithCode {
   AuthenticatableClient client;
-  std::optional<StoredCode> code;  // nullopt: no such code
+  std::optional<CodeState> code;  // nullopt: no code was given to read
 };
 
 class ClientStore {
@@ -83,11 +84,11 @@ class ClientStore {
   Result<ClientInfo> get(const std::string& client_id);
   // The same with the secret's hash.
   Result<AuthenticatableClient> find(const std::string& client_id);
-  // The client and, in the same round trip, the authorization code `code` with its user's state
-  // and its resource as CodeStore::find reads it, whoever it was issued to (the code exchange's
-  // first round trip: the client must be authenticated before the code is looked at, and an
-  // unknown code must still be told from an unknown client). NotFound like find().
-  Result<ClientWithCode> find_with_code(const std::string& client_id, const std::string& code);
+  // The client and, in the same round trip, what the opened sealed code `code` names
+  // (tokens/codes.h, CodeState), whoever it was issued to: the code exchange's one read (the
+  // client must be authenticated before the code is looked at, and an unknown code must still
+  // be told from an unknown client). Without a code, the client alone. NotFound like find().
+  Result<ClientWithCode> find_with_code_state(const std::string& client_id, const SealedCode* code);
   // The client, when `secret` is its secret. Unauthenticated with reason invalid_client on any
   // failure — unknown client, public client, wrong secret — and the same work in each case.
   Result<ClientInfo> authenticate(const std::string& client_id, const std::string& secret);

@@ -236,4 +236,15 @@ Result<std::string> MasterKey::derive_subkey(std::string_view label) const {
       kSalt, label, kKeyBytes);
 }
 
+Result<MasterKey> MasterKey::derive_key(std::string_view label, std::string_view salt) const {
+  if (!key_) return Status::failed_precondition("master key was moved from");
+  std::string derived = hkdf_sha256(
+      std::string_view(reinterpret_cast<const char*>(key_->bytes.data()), key_->bytes.size()), salt,
+      label, kKeyBytes);
+  auto key = std::make_unique<KeyBytes>();
+  std::memcpy(key->bytes.data(), derived.data(), kKeyBytes);
+  OPENSSL_cleanse(derived.data(), derived.size());
+  return MasterKey(std::move(key));
+}
+
 }  // namespace portcullis::crypto

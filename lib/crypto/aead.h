@@ -62,6 +62,13 @@ class MasterKey {
   // a moved-from key.
   Result<std::string> derive_subkey(std::string_view label) const;
 
+  // A sealing key of its own for one purpose and, with a random `salt`, for one value: HKDF-SHA-256
+  // of the master key with `salt` and `label`. A key that seals a single value never reuses a
+  // nonce, so values sealed this way have no 2^32 bound (the authorization codes of
+  // lib/tokens/sealed_code.h: many, for years, under a master key that never changes).
+  // failed_precondition on a moved-from key.
+  Result<MasterKey> derive_key(std::string_view label, std::string_view salt) const;
+
  private:
   struct KeyBytes;
   explicit MasterKey(std::unique_ptr<KeyBytes> key);

@@ -126,27 +126,28 @@ Result<ClientInfo> authenticate_client(server::Services& services,
 Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& services,
                                                             const ClientCredentials& credentials,
                                                             const std::string& code, int64_t now) {
-  if (code.empty() || cimd::looks_like_cimd_client_id(credentials.client_id)) {
-    // Nothing to read with the client (the grant will ask for the code), or a CIMD client,
-    // which is resolved through its metadata document: the code is read after it.
+  // Opening the code costs no round trip; whether it opened is looked at only once the client
+  // is authenticated.
+  std::optional<SealedCode> opened =
+      code.empty() ? std::nullopt : open_code(services.master_key, code);
+  if (cimd::looks_like_cimd_client_id(credentials.client_id)) {
+    // Resolved through its metadata document: the code's state is read after it.
     PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client, authenticate_client(services, credentials, now));
-    AuthenticatedWithCode out{std::move(client), std::nullopt};
-    if (code.empty()) return out;
-    auto stored = CodeStore(services.db).find(code);
-    if (stored) {
-      out.code = std::move(stored).value();
-    } else if (stored.status().code() != Code::kNotFound) {
-      return stored.status();
+    AuthenticatedWithCode out{std::move(client), std::move(opened), {}};
+    if (out.code) {
+      PORTCULLIS_ASSIGN_OR_RETURN(out.state, read_code_state(services.db, *out.code));
     }
     return out;
   }
-  auto found = ClientStore(services.db).find_with_code(credentials.client_id, code);
+  auto found = ClientStore(services.db)
+                   .find_with_code_state(credentials.client_id, opened ? &*opened : nullptr);
   if (!found && found.status().code() != Code::kNotFound) return found.status();
   // The code is looked at only once the client is authenticated: a wrong secret is
   // invalid_client whatever the code, and leaves the code as it was.
   PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client,
                               check_credentials(credentials, found ? &found->client : nullptr));
-  return AuthenticatedWithCode{std::move(client), std::move(found->code)};
+  return AuthenticatedWithCode{std::move(client), std::move(opened),
+                               found->code.value_or(CodeState{})};
 }
 
 Result<management::ApiClient> authenticate_api_client(store::Db& db,

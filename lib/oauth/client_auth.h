@@ -47,14 +47,16 @@ Result<ClientInfo> authenticate_client(server::Services& services,
                                        const ClientCredentials& credentials, int64_t now,
                                        ClientLookup lookup = ClientLookup::kStore);
 
-// The client of a code exchange and the authorization code it presents (nullopt: no such code),
-// the code read in the same round trip as a registered client (ClientStore::find_with_code; a
-// CIMD client is resolved first and its code read after). The client is authenticated as
-// authenticate_client does, with the same failures, before the code is looked at: a failed
-// authentication is invalid_client whatever the code.
+// The client of a code exchange and the authorization code it presents: the code opened
+// (tokens/sealed_code.h; nullopt when it does not open: unknown, forged, altered or sealed
+// under another key) and what it names read in the same round trip as a registered client
+// (ClientStore::find_with_code_state; a CIMD client is resolved first and the code's state read
+// after). The client is authenticated as authenticate_client does, with the same failures,
+// before the code is looked at: a failed authentication is invalid_client whatever the code.
 struct AuthenticatedWithCode {
   ClientInfo client;
-  std::optional<StoredCode> code;
+  std::optional<SealedCode> code;
+  CodeState state;  // of `code`, when it opened
 };
 Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& services,
                                                             const ClientCredentials& credentials,

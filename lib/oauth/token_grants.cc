@@ -7,11 +7,13 @@
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "core/telemetry.h"
+#include "crypto/compare.h"
 #include "events/recorder.h"
 #include "format/scope_list.h"
 #include "oauth/pkce.h"
 #include "tokens/codes.h"
 #include "tokens/grants.h"
+#include "tokens/sealed_code.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -135,78 +137,78 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
     return invalid_request("code_verifier must be 43 to 128 unreserved characters");
   }
   server::Services& services = ctx.services;
-  CodeStore codes(services.db);
   GrantStore grants(services.db);
 
-  // Round trips: one read (the client, and the code with its user's state and its resource:
-  // authenticate_client_with_code), then one CALL whose transaction claims the code and stores
-  // the grant, its refresh token and token.issued; the access token is signed before it, so no
-  // row stays locked across the signature. An exchange is two round trips.
+  // Round trips: one read (the client, and the grant, user and resource the opened code names:
+  // authenticate_client_with_code), then one CALL whose transaction stores the grant, its
+  // refresh token and token.issued; the access token is signed before it. The code is stored
+  // nowhere (tokens/sealed_code.h): its grant's primary key makes it single-use.
   auto replay = [&](const std::string& grant_id) -> Status {
     // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
-    if (!grant_id.empty()) {
-      events::Event e = ctx.event(events::type::kTokenRevoked);
-      e.client_id = client.client_id;
-      e.data["grant_id"] = grant_id;
-      e.data["reason"] = "code_replay";
-      PORTCULLIS_RETURN_IF_ERROR(
-          revoke_with_event(ctx, grants, grant_id, "code_replay", now, std::move(e)));
-      telemetry::count(telemetry::Counter::kCodeReplayDetected);
-    }
+    events::Event e = ctx.event(events::type::kTokenRevoked);
+    e.client_id = client.client_id;
+    e.data["grant_id"] = grant_id;
+    e.data["reason"] = "code_replay";
+    PORTCULLIS_RETURN_IF_ERROR(
+        revoke_with_event(ctx, grants, grant_id, "code_replay", now, std::move(e)));
+    telemetry::count(telemetry::Counter::kCodeReplayDetected);
     return invalid_grant("the code was already used; tokens issued from it are revoked");
   };
-  const std::optional<StoredCode>& stored = exchange.code;
-  if (!stored) return invalid_grant("unknown code");
-  const CodeBinding& b = stored->binding;
-  if (stored->used_at) return replay(stored->grant_id);
-  if (stored->expires_at <= now) return invalid_grant("the code has expired");
-  if (b.client_id != client.client_id)
+  // A code that does not open is unknown, whatever made it so: one answer.
+  if (!exchange.code) return invalid_grant("unknown code");
+  const SealedCode& c = *exchange.code;
+  const CodeState& state = exchange.state;
+  if (state.used) return replay(c.grant_id);
+  if (c.expires_at <= now) return invalid_grant("the code has expired");
+  if (!crypto::constant_time_equals(c.client_digest, binding_digest(client.client_id))) {
     return invalid_grant("the code was issued to another client");
+  }
   if (auto redirect = form.get("redirect_uri")) {
-    if (*redirect != b.redirect_uri)
+    if (!crypto::constant_time_equals(c.redirect_uri_digest, binding_digest(*redirect))) {
       return invalid_grant("redirect_uri differs from the authorization request's");
+    }
   } else if (client.redirect_uris.size() != 1) {
     return invalid_request("redirect_uri is required");
   }
-  if (!verifier_matches_challenge(verifier, b.code_challenge)) {
+  if (!verifier_matches_challenge(verifier, c.code_challenge)) {
     return invalid_grant("code_verifier does not match the code_challenge");
   }
-  PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(b.dpop_jkt, dpop_jkt, "the code"));
-  if (!stored->resource) return Status::not_found("the resource no longer exists");
+  PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(c.dpop_jkt, dpop_jkt, "the code"));
+  if (!state.resource) return invalid_grant("the resource no longer exists");
   PORTCULLIS_ASSIGN_OR_RETURN(
       const Resource resource,
-      token_resource(*stored->resource, form, "resource differs from the authorization request's"));
-  if (!stored->user_active) return invalid_grant("the user no longer exists");
-  if (!*stored->user_active) return invalid_grant("the user is deactivated");
+      token_resource(*state.resource, form, "resource differs from the authorization request's"));
+  if (!state.user_active) return invalid_grant("the user no longer exists");
+  if (!*state.user_active) return invalid_grant("the user is deactivated");
 
-  Grant grant;
-  grant.user_id = b.user_id;
-  grant.client_id = b.client_id;
-  grant.resource_id = b.resource_id;
-  grant.scope = b.scope;
-  grant.auth_time = b.auth_time;
-  grant.organization_id = b.organization_id;
-  grant.absolute_expires_at = now + services.config.refresh_token_absolute_seconds;
-  grant.dpop_jkt = refresh_binding(client, dpop_jkt);
-  grant.id = new_id("grt_");  // named by the access token, signed before the transaction
+  // The grant's id is the code's: named by the access token, signed before the CALL.
+  Grant grant{.id = c.grant_id,
+              .user_id = c.user_id,
+              .client_id = client.client_id,
+              .resource_id = c.resource_id,
+              .scope = c.scope,
+              .auth_time = c.auth_time,
+              .organization_id = c.organization_id,
+              .absolute_expires_at = now + services.config.refresh_token_absolute_seconds,
+              .revoked_at = std::nullopt,
+              .dpop_jkt = refresh_binding(client, dpop_jkt)};
   UserTokens out;
   PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
-                              mint_for_grant(services, resource, grant, b.scope, now, dpop_jkt));
+                              mint_for_grant(services, resource, grant, c.scope, now, dpop_jkt));
   out.scope = grant.scope;
   // token.issued is written in the transaction that stores the grant, with the refresh token
   // (the same CALL; docs/events.md, "Recording").
   const events::Event issued =
       tokens_event(ctx, grant, out, events::type::kTokenIssued, "authorization_code", dpop_jkt);
-  // The claim of the code, the grant, its refresh token and token.issued: one CALL, one
-  // transaction (GrantStore::create_from_code, sql/0091_code_exchange.sql).
+  // The grant, its refresh token and token.issued: one CALL, one transaction
+  // (GrantStore::create_from_code, sql/0093_sealed_codes.sql).
   auto stored_grant =
-      grants.create_from_code(grant, code, now, services.config.refresh_token_idle_seconds,
+      grants.create_from_code(grant, now, services.config.refresh_token_idle_seconds,
                               client.allows_grant("refresh_token"), issued);
   if (!stored_grant) {
     if (stored_grant.status().code() != Code::kAlreadyExists) return stored_grant.status();
-    // Another exchange of this code committed first (here or on another node): a replay.
-    auto winner = codes.find(code);
-    return replay(winner ? winner->grant_id : std::string());
+    // Another exchange of this code committed its grant first (here or on another node).
+    return replay(c.grant_id);
   }
   out.refresh_token = std::move(stored_grant).value();
   out.grant_id = grant.id;

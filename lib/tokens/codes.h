@@ -1,5 +1,8 @@
-// Authorization codes (contract §3): random, single-use, 60 seconds, stored only as a hash and
-// bound to everything the authorization request settled.
+// Authorization codes (contract §3): single-use, 60 seconds, bound to everything the
+// authorization request settled. A resource's client gets a sealed code that is stored nowhere
+// (sealed_code.h): sealed_code_for() below, and the exchange's read of what the code names
+// (read_code_state, kCodeStateColumns). The admin portal's own sign-in (admin/portal_signin.h)
+// gets a random code stored as a hash (CodeStore), which it claims itself.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +12,7 @@
 #include "core/status.h"
 #include "store/db.h"
 #include "tokens/grants.h"
+#include "tokens/sealed_code.h"
 
 namespace portcullis::oauth {
 
@@ -30,30 +34,36 @@ struct CodeBinding {
   std::string dpop_jkt;  // RFC 9449 §10: redeemable only with a proof made with this key
 };
 
+// A code of the table (the admin portal's): its binding and whether it was used.
 struct StoredCode {
   CodeBinding binding;
   int64_t expires_at = 0;
   std::optional<int64_t> used_at;
-  std::string grant_id;  // the grant its first use created (to revoke on replay)
-  // Read in the same statement, for the exchange: the user's `active` (nullopt: the user is
-  // gone) and the resource (nullopt: it is gone).
+};
+
+// The sealed code of a binding (the login request's id and the nonce are not carried: nothing
+// after the authorize reads them), for the grant `grant_id` its exchange will create.
+SealedCode sealed_code_for(const CodeBinding& binding, std::string grant_id, int64_t now);
+
+// What a code exchange reads about an opened sealed code, in the read of its client
+// (ClientStore::find_with_code_state) or alone (read_code_state): whether the code's grant
+// exists (the code was used: a replay), its user's `active` (nullopt: the user is gone) and its
+// resource (nullopt: gone).
+struct CodeState {
+  bool used = false;
   std::optional<bool> user_active;
   std::optional<GrantResource> resource;
 };
-
-// CodeStore::find's read as part of a larger one (ClientStore::find_with_code reads the code with
-// the client that presents it): the columns it selects of the code `c`, its user `u` and its
-// resource `r`, and the joins of `u` and `r` to `c`.
-inline constexpr const char* kStoredCodeColumns =
-    "c.login_request_id, c.client_id, c.resource_id, c.redirect_uri, c.code_challenge, c.scope, "
-    "c.user_id, c.auth_time, c.organization_id, c.nonce, c.expires_at, c.used_at, c.grant_id, "
-    "c.dpop_jkt, u.active, r.id, r.server_url, r.access_token_ttl_seconds, "
-    "r.access_token_signing_alg";
-inline constexpr const char* kStoredCodeJoins =
-    "LEFT JOIN users u ON u.id = c.user_id LEFT JOIN resources r ON r.id = c.resource_id";
-// The code read from kStoredCodeColumns at `first`; nullopt when there is none (the columns of a
-// LEFT JOIN that found no code).
-std::optional<StoredCode> stored_code_from_row(const store::Row& row, size_t first = 0);
+// The columns and joins of that read (three primary-key lookups, each with one parameter:
+// code_state_params), to add to a read of one row.
+inline constexpr const char* kCodeStateColumns =
+    "g.id, u.active, r.id, r.server_url, r.access_token_ttl_seconds, r.access_token_signing_alg";
+inline constexpr const char* kCodeStateJoins =
+    "LEFT JOIN grants g ON g.id = ? LEFT JOIN users u ON u.id = ? LEFT JOIN resources r ON r.id "
+    "= ?";
+store::Params code_state_params(const SealedCode& code);
+CodeState code_state_from_row(const store::Row& row, size_t first = 0);
+Result<CodeState> read_code_state(store::Db& db, const SealedCode& code);
 
 class CodeStore {
  public:
@@ -64,13 +74,12 @@ class CodeStore {
 
   // Returns the code to hand to the client.
   Result<std::string> issue(const CodeBinding& binding, int64_t now);
-  // The stored code with its user's state and its resource, in one read without a lock (the
-  // exchange's first round trip). NotFound when unknown.
+  // The stored code, read without a lock. NotFound when unknown.
   Result<StoredCode> find(const std::string& code);
-  // Marks the code used by `grant_id` unless it already is: false when another exchange got
-  // there first (a replay). Inside the exchange's transaction the row stays locked until it ends,
-  // so a concurrent exchange waits here and then finds it used.
-  Result<bool> claim(const std::string& code, const std::string& grant_id, int64_t now);
+  // Marks the code used unless it already is: false when another redemption got there first.
+  // Inside a transaction the row stays locked until it ends, so a concurrent one waits here
+  // and then finds it used.
+  Result<bool> claim(const std::string& code, int64_t now);
   Status prune(int64_t now);
 
  private:

@@ -9,7 +9,6 @@
 #include "crypto/random.h"
 #include "events/event_store.h"
 #include "tokens/access_token.h"
-#include "tokens/codes.h"
 #include "tokens/grant_revocation.h"
 
 namespace portcullis::oauth {
@@ -36,7 +35,7 @@ Grant grant_from(const store::Row& r, size_t at = 0) {
 }
 
 // The values of a grant's row, in the column order of create() and of the stored procedure
-// portcullis_redeem_code (sql/0091_code_exchange.sql).
+// portcullis_create_code_grant (sql/0093_sealed_codes.sql).
 store::Params grant_row(const Grant& g) {
   return {g.id,
           g.user_id,
@@ -106,13 +105,12 @@ Status GrantStore::create(Grant& g) {
       .status();
 }
 
-Result<std::optional<std::string>> GrantStore::create_from_code(Grant& g, const std::string& code,
-                                                                int64_t now, int64_t idle_seconds,
+Result<std::optional<std::string>> GrantStore::create_from_code(Grant& g, int64_t now,
+                                                                int64_t idle_seconds,
                                                                 bool with_refresh_token,
                                                                 const events::Event& event) {
   if (g.id.empty()) g.id = new_id("grt_");
-  store::Params call{CodeStore::hash(code), now};
-  append(call, grant_row(g));
+  store::Params call = grant_row(g);
   append(call, events::event_row(event));
   std::optional<std::string> token;
   if (with_refresh_token) {
@@ -123,7 +121,7 @@ Result<std::optional<std::string>> GrantStore::create_from_code(Grant& g, const 
     call.resize(call.size() + 5, store::Value(nullptr));  // no refresh token: five NULLs
   }
   PORTCULLIS_RETURN_IF_ERROR(
-      db_.execute("CALL portcullis_redeem_code(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      db_.execute("CALL portcullis_create_code_grant(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                   call)
           .status());

@@ -7,8 +7,8 @@
 // read and no transaction. With the event of the issue (token.refreshed, token.issued) it is one
 // CALL of a stored procedure (sql/0090_event_outbox.sql) that writes the token and the event
 // atomically, so the event is in the transaction of the change it describes and a refresh stays
-// at two round trips (docs/events.md, "Recording"). The code exchange's claim of its code, its
-// grant, first refresh token and event are likewise one CALL (create_from_code).
+// at two round trips (docs/events.md, "Recording"). The code exchange's grant, its first refresh
+// token and event are likewise one CALL (create_from_code).
 //
 // Access tokens are JWTs whose jti names their grant (access_token.h: "<grant id>.<random>"),
 // so revoking a grant (code replay, refresh reuse, revocation, a deactivated user, a deleted
@@ -76,14 +76,13 @@ class GrantStore {
   // outbox): in the caller's transaction when there is one.
   Result<std::string> issue_refresh_token(const Grant& grant, int64_t now, int64_t idle_seconds,
                                           const events::Event* event = nullptr);
-  // The code exchange's one write (sql/0091_code_exchange.sql): claims the authorization code
-  // `code` for the grant (assigning its id unless it has one), creates the grant, its first
-  // refresh token when `with_refresh_token` (returned), and `event` (stamped), all in one
-  // transaction of one round trip. AlreadyExists, with nothing written, when the code was used
-  // already: another exchange of it won, here or on another node.
-  Result<std::optional<std::string>> create_from_code(Grant& grant, const std::string& code,
-                                                      int64_t now, int64_t idle_seconds,
-                                                      bool with_refresh_token,
+  // The code exchange's one write (sql/0093_sealed_codes.sql): creates the grant (assigning its
+  // id unless it has one: a sealed code names it, tokens/sealed_code.h), its first refresh token
+  // when `with_refresh_token` (returned), and `event` (stamped), all in one transaction of one
+  // round trip. AlreadyExists, with nothing written, when a grant with this id exists: another
+  // exchange of the same code won, here or on another node.
+  Result<std::optional<std::string>> create_from_code(Grant& grant, int64_t now,
+                                                      int64_t idle_seconds, bool with_refresh_token,
                                                       const events::Event& event);
   // NotFound when unknown. A plain read: rotate_refresh_token settles races.
   Result<RefreshTokenState> find_refresh_token(const std::string& token);

@@ -10,18 +10,9 @@
 #include <string_view>
 
 #include "crypto/aead.h"
+#include "fixed_key.h"
 
-namespace {
-
-// A fixed key, so the committed corpus holds values that open successfully.
-const portcullis::crypto::MasterKey& fixed_key() {
-  static const portcullis::crypto::MasterKey key =
-      portcullis::crypto::MasterKey::from_base64("cG9ydGN1bGxpcyBmdXp6aW5nIG1hc3RlciBrZXkgMzI=")
-          .value();
-  return key;
-}
-
-}  // namespace
+using portcullis::fuzz::fixed_key;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -5,7 +5,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, decodeJwt } from 'jose';
-import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls } from './harness.mjs';
+import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls, dbQuery } from './harness.mjs';
+import { bindingDigest, openCode, sealCode } from './sealed-code.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 import { api } from './management.mjs';
 
@@ -250,6 +251,70 @@ test('code exchange: PKCE, binding and replay', async () => {
   assert.deepEqual((await introspect(t.json.access_token)).json, { active: false });
   assertOAuthError(assert, await refresh(publicClient, t.json.refresh_token), 400, 'invalid_grant');
   assertOAuthError(assert, await exchange(publicClient, 'not-a-code', a.verifier), 400, 'invalid_grant');
+});
+
+test('code exchange: the code is sealed and stored nowhere; an altered code, or one sealed under another key, is unknown', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  // A few hundred base64url characters (docs/oauth.md, "The code"), and no row anywhere.
+  assert.match(a.code, /^[A-Za-z0-9_-]+$/);
+  assert.ok(a.code.length < 400, `${a.code.length} characters`);
+  const hash = createHash('sha256').update(a.code).digest('hex');
+  assert.deepEqual(dbQuery(`SELECT COUNT(*) FROM authorization_codes WHERE code_hash = UNHEX('${hash}')`), [['0']]);
+  // What it carries: the binding of the request, a 60 s expiry and the grant it will create.
+  const sealed = openCode(a.code);
+  assert.ok(sealed, 'the code opens with the stack\'s master key');
+  assert.deepEqual(sealed.client_digest, bindingDigest(publicClient.client_id));
+  assert.deepEqual(sealed.redirect_uri_digest, bindingDigest(REDIRECT));
+  assert.equal(sealed.resource_id, R1.id);
+  assert.equal(sealed.scope, 'todo:read');
+  assert.equal(sealed.code_challenge, challengeOf(a.verifier));
+  assert.equal(sealed.dpop_jkt, '');
+  const now = Math.floor(Date.now() / 1000);
+  assert.ok(sealed.expires_at > now && sealed.expires_at <= now + 61, `${sealed.expires_at} vs ${now}`);
+  assert.match(sealed.grant_id, /^grt_[0-9a-z]{26}$/);
+  // Any altered character, a code sealed under another master key, a truncated one, garbage:
+  // the same answer as an unknown code, and none of them uses up the real one.
+  const unknown = await exchange(publicClient, 'not-a-code', a.verifier);
+  assertOAuthError(assert, unknown, 400, 'invalid_grant');
+  const middle = Math.floor(a.code.length / 2);
+  const altered = a.code.slice(0, middle) + (a.code[middle] === 'A' ? 'B' : 'A') + a.code.slice(middle + 1);
+  const foreign = sealCode(sealed, randomBytes(32));
+  for (const code of [altered, foreign, a.code.slice(0, -4), a.code + 'AAAA', 'A'.repeat(5000)]) {
+    const r = await exchange(publicClient, code, a.verifier);
+    assertOAuthError(assert, r, 400, 'invalid_grant');
+    assert.equal(r.json.error_description, unknown.json.error_description);
+  }
+  const t = await exchange(publicClient, a.code, a.verifier);
+  assert.equal(t.status, 200, t.text);
+  // The grant is the one the code named; its user is the code's.
+  const { sub, jti } = decodeJwt(t.json.access_token);
+  assert.equal(jti.split('.')[0], sealed.grant_id);
+  assert.equal(sub, sealed.user_id);
+});
+
+test('code exchange: a code past its expiry, for another client, or whose user or resource is gone is invalid_grant; a used one revokes even past its expiry', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const sealed = openCode(a.code);
+  const now = Math.floor(Date.now() / 1000);
+  const variant = (fields) => sealCode({ ...sealed, grant_id: `grt_${'0'.repeat(10)}${randomBytes(8).toString('hex')}`, ...fields });
+  const refused = async (code, what) => {
+    const r = await exchange(publicClient, code, a.verifier);
+    assertOAuthError(assert, r, 400, 'invalid_grant');
+    assert.equal(r.json.access_token, undefined, what);
+  };
+  await refused(variant({ expires_at: now - 1 }), 'expired');
+  await refused(variant({ client_digest: bindingDigest(confidentialClient.client_id) }), 'another client');
+  await refused(variant({ redirect_uri_digest: bindingDigest('http://127.0.0.1:3000/other') }), 'another redirect_uri');
+  await refused(variant({ user_id: `usr_${'0'.repeat(26)}` }), 'no such user');
+  await refused(variant({ resource_id: `res_${'0'.repeat(26)}` }), 'no such resource');
+  await refused(variant({ dpop_jkt: createHash('sha256').update('a key').digest('base64url') }), 'DPoP-bound, no proof');
+  // The code itself still works, once; the same grant presented again past the code's expiry
+  // (a late replay) still revokes what it gave.
+  const t = await exchange(publicClient, a.code, a.verifier);
+  assert.equal(t.status, 200, t.text);
+  const late = sealCode({ ...sealed, expires_at: now - 120 });
+  assertOAuthError(assert, await exchange(publicClient, late, a.verifier), 400, 'invalid_grant');
+  assert.deepEqual((await introspect(t.json.access_token)).json, { active: false });
 });
 
 test('code exchange: one code presented at once several times wins at most once, and the replay revokes it', async () => {

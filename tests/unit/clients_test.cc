@@ -218,40 +218,38 @@ BOOST_FIXTURE_TEST_CASE(prune_removes_only_unused_dcr_clients_without_live_grant
   BOOST_TEST(store.get(recent).is_ok());
 }
 
-BOOST_FIXTURE_TEST_CASE(find_with_code_reads_the_client_and_any_presented_code_in_one_row,
+BOOST_FIXTURE_TEST_CASE(find_with_code_state_reads_the_client_and_what_the_code_names_in_one_row,
                         Fixture) {
   ClientStore store(*db);
   auto client =
       store.register_client(ClientInfo::Kind::kDcr, kResource, metadata("client_secret_post"));
   BOOST_REQUIRE(client.is_ok());
-  CodeBinding binding;
-  binding.client_id = "dcr_01jd3k00000000000000000000";  // issued to another client
-  binding.resource_id = kResource;
-  binding.redirect_uri = "http://localhost:3000/cb";
-  binding.code_challenge = "challenge";
-  binding.scope = "todo:read";
-  binding.user_id = "usr_01jd3k00000000000000000000";
-  const int64_t now = unix_now();
-  auto code = CodeStore(*db).issue(binding, now);
-  BOOST_REQUIRE(code.is_ok());
+  SealedCode code;
+  code.grant_id = new_id("grt_");
+  code.resource_id = kOther;                        // no such resource
+  code.user_id = "usr_01jd3k00000000000000000000";  // no such user
 
-  auto found = store.find_with_code(client->client_id, *code);
+  auto found = store.find_with_code_state(client->client_id, &code);
   BOOST_REQUIRE_MESSAGE(found.is_ok(), found.status().to_string());
   BOOST_TEST(found->client.info.client_id == client->client_id);
   BOOST_TEST(secret_matches(&found->client, client->client_secret));
   BOOST_REQUIRE(found->code.has_value());
-  BOOST_TEST(found->code->binding.client_id == binding.client_id);
-  BOOST_TEST(found->code->binding.scope == "todo:read");
-  BOOST_TEST(found->code->expires_at == now + kCodeLifetimeSeconds);
-  BOOST_TEST(!found->code->used_at.has_value());
+  BOOST_TEST(!found->code->used);
+  BOOST_TEST(!found->code->user_active.has_value());
+  BOOST_TEST(!found->code->resource.has_value());
+  // Once the code's grant exists, the code was used.
+  add_grant(*db, code.grant_id, client->client_id, unix_now() + 3600);
+  BOOST_TEST(store.find_with_code_state(client->client_id, &code)->code->used);
 
-  // An unknown code: the client, and no code.
-  auto unknown = store.find_with_code(client->client_id, "not-a-code");
-  BOOST_REQUIRE(unknown.is_ok());
-  BOOST_TEST(unknown->client.info.client_id == client->client_id);
-  BOOST_TEST(!unknown->code.has_value());
+  // Without a code: the client alone.
+  auto alone = store.find_with_code_state(client->client_id, nullptr);
+  BOOST_REQUIRE(alone.is_ok());
+  BOOST_TEST(alone->client.info.client_id == client->client_id);
+  BOOST_TEST(!alone->code.has_value());
   // An unknown client: NotFound, whatever the code.
-  BOOST_TEST(store.find_with_code("dcr_00000000000000000000000000", *code).status().code() ==
+  BOOST_TEST(store.find_with_code_state("dcr_00000000000000000000000000", &code).status().code() ==
              Code::kNotFound);
-  BOOST_TEST(store.find_with_code("not-a-client", *code).status().code() == Code::kNotFound);
+  BOOST_TEST(store.find_with_code_state("not-a-client", &code).status().code() == Code::kNotFound);
+  BOOST_TEST(store.find_with_code_state("not-a-client", nullptr).status().code() ==
+             Code::kNotFound);
 }

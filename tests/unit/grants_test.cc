@@ -105,7 +105,6 @@ BOOST_FIXTURE_TEST_CASE(a_token_is_rotated_once_whoever_tries_second, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(a_code_makes_one_grant_whoever_tries_second, Fixture) {
-  CodeStore codes(*db);
   GrantStore grants(*db);
   store::Db other_worker(config->db);
   GrantStore elsewhere(other_worker);
@@ -117,6 +116,8 @@ BOOST_FIXTURE_TEST_CASE(a_code_makes_one_grant_whoever_tries_second, Fixture) {
   binding.scope = grant.scope;
   binding.user_id = user_id;
   binding.auth_time = kNow;
+  const SealedCode code = sealed_code_for(binding, new_id("grt_"), kNow);
+  BOOST_TEST(code.expires_at == kNow + kCodeLifetimeSeconds);
   auto issued = [&](const Grant& g) {
     events::Event e = events::Event::of(events::type::kTokenIssued, {.user_id = user_id});
     e.data["grant_id"] = g.id;
@@ -128,49 +129,58 @@ BOOST_FIXTURE_TEST_CASE(a_code_makes_one_grant_whoever_tries_second, Fixture) {
     BOOST_REQUIRE(r.is_ok());
     return (*r)[0].i64(0);
   };
-  auto exchange_of = [&](GrantStore& store, const std::string& code, bool refresh) {
+  // An exchange of a code: the grant it names, with an event of its own.
+  auto exchange_of = [&](GrantStore& store, const std::string& grant_id, bool refresh) {
     Grant g = grant;
-    g.id = new_id("grt_");
+    g.id = grant_id;
     const events::Event e = issued(g);
-    auto token = store.create_from_code(g, code, kNow, kIdle, refresh, e);
+    auto token = store.create_from_code(g, kNow, kIdle, refresh, e);
     return std::make_tuple(g, e, token);
   };
-  auto code = codes.issue(binding, kNow);
-  BOOST_REQUIRE(code.is_ok());
-  // The first exchange claims the code, and stores the grant, its refresh token and the event.
-  auto [won, won_event, token] = exchange_of(grants, *code, true);
+  // Before its exchange the code's state says: unused, its user active, its resource there.
+  auto before = read_code_state(*db, code);
+  BOOST_REQUIRE_MESSAGE(before.is_ok(), before.status().to_string());
+  BOOST_TEST(!before->used);
+  BOOST_TEST(before->user_active.value_or(false));
+  BOOST_REQUIRE(before->resource.has_value());
+  BOOST_TEST(before->resource->id == resource->id);
+  BOOST_TEST(before->resource->server_url == resource->server_url);
+  // The first exchange stores the grant, its refresh token and the event.
+  auto [won, won_event, token] = exchange_of(grants, code.grant_id, true);
   BOOST_REQUIRE_MESSAGE(token.is_ok(), token.status().to_string());
   BOOST_REQUIRE(token->has_value());
-  auto stored = codes.find(*code);
-  BOOST_REQUIRE(stored.is_ok());
-  BOOST_TEST(stored->used_at.value_or(0) == kNow);
-  BOOST_TEST(stored->grant_id == won.id);
+  BOOST_TEST(won.id == code.grant_id);
+  BOOST_TEST(read_code_state(*db, code)->used);
   BOOST_TEST(grants.find_refresh_token(**token)->grant.id == won.id);
   BOOST_TEST(grants.find_refresh_token(**token)->expires_at == kNow + kIdle);
   BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", won_event.id) == 1);
   BOOST_TEST(count("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", won_event.id) == 1);
-  // Another worker's exchange of the same code (it read the code before the claim landed)
-  // loses: AlreadyExists, and nothing of it is written.
-  auto [lost, lost_event, none] = exchange_of(elsewhere, *code, true);
+  // Another worker's exchange of the same code (it read the code's state before the grant
+  // landed) loses: AlreadyExists, and nothing of it is written.
+  auto [lost, lost_event, none] = exchange_of(elsewhere, code.grant_id, true);
   BOOST_TEST(none.status().code() == Code::kAlreadyExists);
-  BOOST_TEST(count("SELECT COUNT(*) FROM grants WHERE id = ?", lost.id) == 0);
-  BOOST_TEST(count("SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = ?", lost.id) == 0);
+  // The grant keeps the winner's one refresh token.
+  BOOST_TEST(count("SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = ?", lost.id) == 1);
   BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", lost_event.id) == 0);
   BOOST_TEST(count("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", lost_event.id) == 0);
-  BOOST_TEST(codes.find(*code)->grant_id == won.id);
-  // An unknown code is claimed by nobody either.
-  auto [ghost, ghost_event, unknown] = exchange_of(grants, "no-such-code", true);
-  BOOST_TEST(unknown.status().code() == Code::kAlreadyExists);
-  BOOST_TEST(count("SELECT COUNT(*) FROM grants WHERE id = ?", ghost.id) == 0);
   // A client without the refresh_token grant: the grant and the event, no refresh token.
-  auto second_code = codes.issue(binding, kNow);
-  BOOST_REQUIRE(second_code.is_ok());
-  auto [bare, bare_event, no_token] = exchange_of(grants, *second_code, false);
+  const SealedCode second = sealed_code_for(binding, new_id("grt_"), kNow);
+  auto [bare, bare_event, no_token] = exchange_of(grants, second.grant_id, false);
   BOOST_REQUIRE_MESSAGE(no_token.is_ok(), no_token.status().to_string());
   BOOST_TEST(!no_token->has_value());
   BOOST_TEST(count("SELECT COUNT(*) FROM grants WHERE id = ?", bare.id) == 1);
   BOOST_TEST(count("SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = ?", bare.id) == 0);
   BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", bare_event.id) == 1);
+  // A code whose user and resource are gone: the state says so.
+  SealedCode orphan = second;
+  orphan.user_id = new_id("usr_");
+  orphan.resource_id = new_id("res_");
+  orphan.grant_id = new_id("grt_");
+  auto gone = read_code_state(*db, orphan);
+  BOOST_REQUIRE(gone.is_ok());
+  BOOST_TEST(!gone->used);
+  BOOST_TEST(!gone->user_active.has_value());
+  BOOST_TEST(!gone->resource.has_value());
 }
 
 BOOST_FIXTURE_TEST_CASE(access_tokens_die_with_their_grant_or_alone, Fixture) {
