@@ -144,5 +144,7 @@ void install_routes(server::App& app) {
 
 int main(int argc, char** argv) {
   return portcullis::server::worker_main(
-      argc, argv, {"wellknown", portcullis::http::Family::kOAuth, portcullis::install_routes});
+      argc, argv,
+      {"wellknown", portcullis::http::Family::kOAuth, portcullis::install_routes,
+       &portcullis::config::Config::wellknown_workers});
 }

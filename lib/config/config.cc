@@ -178,6 +178,9 @@ Result<Config> from_settings(const Settings& s) {
   }
   PORTCULLIS_ASSIGN_OR_RETURN(int64_t workers, parse_int(s, "PORTCULLIS_WORKERS", 0, 0, 256));
   c.workers = static_cast<int>(workers);
+  PORTCULLIS_ASSIGN_OR_RETURN(int64_t wellknown_workers,
+                              parse_int(s, "PORTCULLIS_WELLKNOWN_WORKERS", 0, 0, 256));
+  c.wellknown_workers = static_cast<int>(wellknown_workers);
   c.log_level = get(s, "PORTCULLIS_LOG_LEVEL", "info");
   c.var_dir = get(s, "PORTCULLIS_VAR_DIR");
   // The pools' shared metrics blocks (lib/core/telemetry.h); empty = no metrics.

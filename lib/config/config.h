@@ -37,6 +37,11 @@ struct Config {
   DbConfig db;
   std::string master_key_file;
   int workers = 0;  // 0 = one per CPU
+  // portcullis-wellknown's own count (PORTCULLIS_WELLKNOWN_WORKERS; 0 = one per CPU, whatever
+  // PORTCULLIS_WORKERS says): its requests (validations, documents) never wait on the database,
+  // so a worker more than the CPUs only adds a process to wake per request (bench/README.md,
+  // "The validator's subrequest").
+  int wellknown_workers = 0;
   // The master's watchdog: a worker busy on one request longer than this is killed and
   // replaced (runtime/watchdog.h). 0 = off.
   int64_t worker_busy_limit_ms = 10000;

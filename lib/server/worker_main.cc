@@ -117,7 +117,7 @@ int worker_main(int argc, char** argv, const WorkerBinary& binary) {
     return 2;
   }
   auto config = std::make_unique<config::Config>(std::move(loaded).value());
-  if (flags->workers) config->workers = *flags->workers;
+  if (flags->workers) (*config).*binary.workers = *flags->workers;
   log::init(binary.name, log::parse_level(config->log_level, log::Level::kInfo));
   auto key = crypto::MasterKey::load_file(config->master_key_file);
   if (!key) {
@@ -140,7 +140,8 @@ int worker_main(int argc, char** argv, const WorkerBinary& binary) {
 
   runtime::MasterOptions options;
   options.name = binary.name;
-  options.workers = config->workers > 0 ? config->workers : runtime::default_worker_count();
+  const int workers = (*config).*binary.workers;
+  options.workers = workers > 0 ? workers : runtime::default_worker_count();
   options.busy_limit = std::chrono::milliseconds(config->worker_busy_limit_ms);
   runtime::WorkerHooks hooks;
   hooks.reload = [&]() -> Status {
@@ -149,7 +150,7 @@ int worker_main(int argc, char** argv, const WorkerBinary& binary) {
     if (!fresh) return fresh.status();
     auto fresh_key = crypto::MasterKey::load_file(fresh->master_key_file);
     if (!fresh_key) return fresh_key.status();
-    if (flags->workers) fresh->workers = *flags->workers;
+    if (flags->workers) (*fresh).*binary.workers = *flags->workers;
     *config = std::move(fresh).value();
     *master_key = std::move(fresh_key).value();
     log::init(binary.name, log::parse_level(config->log_level, log::Level::kInfo));

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "config/config.h"
 #include "http/errors.h"
 #include "server/app.h"
 
@@ -15,6 +16,9 @@ struct WorkerBinary {
   std::string name;     // "wellknown", "oauth", ... (log component, usage text)
   http::Family family;  // the family of errors for paths it serves
   std::function<void(App&)> install_routes;
+  // The setting that counts its workers (PORTCULLIS_WORKERS unless the pool has its own); the
+  // --workers flag overrides it.
+  int config::Config::*workers = &config::Config::workers;
 };
 
 // Flags: --config FILE, --socket PATH (else the socket is inherited from systemd or on fd 0),

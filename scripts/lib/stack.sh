@@ -142,13 +142,16 @@ worker_pid() { pid_alive "$(worker_pidfile "$1")" "portcullis-$1"; }
 # stderr (JSON log lines) appended to var/log/FAMILY.log, with the settings given exported on
 # top of the config file's; returns once its pid file exists.
 worker_start() {
-  local family=$1 sock=$RUN_DIR/$1.sock log_file=$LOG_DIR/$1.log
+  local family=$1 sock=$RUN_DIR/$1.sock log_file=$LOG_DIR/$1.log workers=(--workers "$WORKERS")
   shift
+  # The wellknown pool counts its own workers (PORTCULLIS_WELLKNOWN_WORKERS in the config file;
+  # one per CPU by default): docs/operations.md.
+  [[ $family == wellknown ]] && workers=()
   rm -f "$sock"
   printf '{"note":"scripts/run-local starts portcullis-%s at %s"}\n' "$family" "$(date -u +%FT%TZ)" >>"$log_file"
   # shellcheck disable=SC2163  # NAME=VALUE words: export sets each NAME
   (config_env && { (($# == 0)) || export "$@"; } && spawn_daemon "$(worker_pidfile "$family")" "$log_file" \
-    "$BIN_DIR/portcullis-$family" --config "$CONF" --socket "$sock" --workers "$WORKERS")
+    "$BIN_DIR/portcullis-$family" --config "$CONF" --socket "$sock" "${workers[@]}")
 }
 
 # workers_wait: every pool alive with its socket in place.

@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>
+#include <utility>
 
 using namespace portcullis;
 
@@ -52,6 +53,16 @@ BOOST_AUTO_TEST_CASE(validates_and_applies_defaults) {
   BOOST_TEST(!config::from_settings(s).is_ok());
   s["PORTCULLIS_WORKERS"] = "-1";
   BOOST_TEST(!config::from_settings(s).is_ok());
+
+  // The wellknown pool's own count: one per CPU unless set, whatever PORTCULLIS_WORKERS says.
+  s = base();
+  s["PORTCULLIS_WORKERS"] = "8";
+  for (const auto& [text, count] : {std::pair{"", 0}, {"3", 3}, {"-1", -1}, {"257", -1}}) {
+    if (*text != '\0') s["PORTCULLIS_WELLKNOWN_WORKERS"] = text;
+    auto parsed = config::from_settings(s);
+    BOOST_TEST(parsed.is_ok() == (count >= 0));
+    if (parsed.is_ok()) BOOST_TEST(parsed->wellknown_workers == count);
+  }
 
   // /keys may never be cached longer than a new key is pre-published, less the workers' key
   // ring refresh (30 s by default) and nginx's cache of /keys (2 s).
