@@ -100,7 +100,8 @@ BOOST_AUTO_TEST_CASE(the_plaintext_decodes_only_as_encoded) {
   }
   // A challenge that is not the base64url of a SHA-256 as written travels as text, and back.
   SealedCode odd = sample(false);
-  odd.code_challenge = std::string(43, 'd');  // 'd' sets a bit base64url leaves 0 in a last character
+  // 'd' sets a bit that base64url leaves 0 in a last character.
+  odd.code_challenge = std::string(43, 'd');
   auto back = decode_sealed_code(encode_sealed_code(odd).value());
   BOOST_REQUIRE(back.has_value());
   BOOST_TEST(back->code_challenge == odd.code_challenge);
