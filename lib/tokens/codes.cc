@@ -96,7 +96,7 @@ Result<CodeState> read_code_state(store::Db& db, const SealedCode& code) {
 }
 
 Status CodeStore::prune(int64_t now) {
-  // Used codes are kept for a while so a late replay still finds (and revokes) its grant.
+  // Only the admin portal's codes are stored (sealed_code.h); a day of slack for investigations.
   return db_.execute("DELETE FROM authorization_codes WHERE expires_at < ?", {now - 86400})
       .status();
 }
