@@ -58,13 +58,14 @@ std::optional<Session> SessionStore::current(const http::Request& request, int64
   }
   if (rows->empty()) return std::nullopt;
   const store::Row& r = (*rows)[0];
-  Session session{r.str(0), r.i64(1), std::nullopt};
-  if (consent) session.consented_scopes = r.opt(2);
+  Session session{r.str(0), r.i64(1), r.opt(2).value_or(""), std::nullopt};
+  if (consent) session.consented_scopes = r.opt(kLiveSessionColumnCount);
   return session;
 }
 
 Result<std::string> SessionStore::create(const std::string& user_id, int64_t auth_time,
-                                         const http::Request& request, int64_t now) {
+                                         const http::Request& request, int64_t now,
+                                         const std::string& organization_id) {
   if (auto previous = presented_token_hash(request)) {
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND "
@@ -76,9 +77,10 @@ Result<std::string> SessionStore::create(const std::string& user_id, int64_t aut
   std::string user_agent = request.header("user-agent").value_or("").substr(0, 512);
   PORTCULLIS_RETURN_IF_ERROR(
       db_.execute("INSERT INTO browser_sessions (token_hash, user_id, auth_time, expires_at, ip, "
-                  "user_agent, create_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  "user_agent, create_time, organization_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                   {crypto::sha256(token), user_id, auth_time, now + lifetime_seconds_,
-                   request.remote_addr.substr(0, 64), user_agent, db_now()})
+                   request.remote_addr.substr(0, 64), user_agent, db_now(),
+                   organization_id.empty() ? store::Value(nullptr) : store::Value(organization_id)})
           .status());
   return cookie(token, lifetime_seconds_);
 }

@@ -69,8 +69,9 @@ Result<ResolvedClient> resolve_client_and_resource(server::Services& services,
     PORTCULLIS_ASSIGN_OR_RETURN(out.resource, resource_from_row(row, kResourceAt));
   }
   if (!row.is_null(kSessionAt)) {
-    out.session =
-        identity::Session{row.str(kSessionAt), row.i64(kSessionAt + 1), row.opt(kSessionAt + 2)};
+    out.session = identity::Session{row.str(kSessionAt), row.i64(kSessionAt + 1),
+                                    row.opt(kSessionAt + 2).value_or(""),
+                                    row.opt(kSessionAt + identity::kLiveSessionColumnCount)};
   }
   return out;
 }
