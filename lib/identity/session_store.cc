@@ -5,6 +5,7 @@
 #include "crypto/hash.h"
 #include "crypto/random.h"
 #include "log/log.h"
+#include "organizations/membership_store.h"
 #include "tokens/consents.h"
 
 namespace portcullis::identity {
@@ -19,6 +20,18 @@ bool looks_like_token(std::string_view v) {
 }
 
 }  // namespace
+
+Result<std::optional<Session>> live_session(store::Db& db, const store::Row& row, size_t at) {
+  if (row.is_null(at)) return std::optional<Session>();
+  Session session{row.str(at), row.i64(at + 1), row.opt(at + 2).value_or(""), std::nullopt};
+  if (!session.organization_id.empty()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::optional<std::string> status,
+        organizations::MembershipStore(db).status_of(session.organization_id, session.user_id));
+    if (!status || *status == "inactive") return std::optional<Session>();
+  }
+  return std::optional<Session>(std::move(session));
+}
 
 SessionStore::SessionStore(store::Db& db, const config::Config& config)
     : db_(db),
@@ -58,9 +71,13 @@ std::optional<Session> SessionStore::current(const http::Request& request, int64
   }
   if (rows->empty()) return std::nullopt;
   const store::Row& r = (*rows)[0];
-  Session session{r.str(0), r.i64(1), r.opt(2).value_or(""), std::nullopt};
-  if (consent) session.consented_scopes = r.opt(kLiveSessionColumnCount);
-  return session;
+  auto session = live_session(db_, r, 0);
+  if (!session) {
+    log::warn("session lookup failed", {{"error", session.status().to_string()}});
+    return std::nullopt;
+  }
+  if (*session && consent) (*session)->consented_scopes = r.opt(kLiveSessionColumnCount);
+  return std::move(session).value();
 }
 
 Result<std::string> SessionStore::create(const std::string& user_id, int64_t auth_time,

@@ -45,22 +45,22 @@ struct ConsentOf {
 // client of an authorization request): the session `s` of an active user `u`
 // (kLiveSessionTables), live and named by the presented token (kLiveSessionCondition, whose two
 // parameters are the token's hash, SessionStore::presented_token_hash, and now); it selects
-// kLiveSessionColumns, which Session's user_id, auth_time and organization_id are read from
-// (kLiveSessionColumnCount of them).
-//
-// A session that signed in through an organization ends with the user's membership of it:
-// removed or deactivated, the organization no longer vouches for the sign-in, so the browser
-// signs in again (the grants of that membership are revoked with it: tokens/grant_revocation.h).
-// The membership `m` is read with the session (its primary key) rather than the session
-// revoked where memberships change, which sits below this library.
+// kLiveSessionColumns (kLiveSessionColumnCount of them), which live_session() reads.
 inline constexpr const char* kLiveSessionColumns = "s.user_id, s.auth_time, s.organization_id";
 inline constexpr size_t kLiveSessionColumnCount = 3;
 inline constexpr const char* kLiveSessionTables =
-    "browser_sessions s JOIN users u ON u.id = s.user_id AND u.active LEFT JOIN memberships m ON "
-    "m.organization_id = s.organization_id AND m.user_id = s.user_id";
+    "browser_sessions s JOIN users u ON u.id = s.user_id AND u.active";
 inline constexpr const char* kLiveSessionCondition =
-    "s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ? AND (s.organization_id IS "
-    "NULL OR m.status <> 'inactive')";
+    "s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ?";
+
+// The session of a row whose kLiveSessionColumns start at `at` (NULL there: no live session),
+// consented_scopes left for the caller. A session that signed in through an organization ends
+// with the user's membership of it: removed or deactivated, the organization no longer vouches
+// for the sign-in, so the browser signs in again (the grants of that membership are revoked
+// with it: tokens/grant_revocation.h). Its status is read here, one primary-key lookup for
+// such a session only, rather than the session revoked where memberships change (a library
+// below this one): nullopt when it lapsed. A database failure is returned.
+Result<std::optional<Session>> live_session(store::Db& db, const store::Row& row, size_t at);
 
 // A live browser session as the admin portal lists it (never its token).
 struct SessionInfo {

@@ -30,12 +30,9 @@ Result<std::string> signin_organization(store::Db& db, const LoginRequest& reque
   if (!vouched.empty()) return vouched;
   PORTCULLIS_ASSIGN_OR_RETURN(std::string named, named_organization(db, request));
   if (named.empty()) return std::string();
-  PORTCULLIS_ASSIGN_OR_RETURN(auto of_user, organizations::MembershipStore(db).of_users({user_id}));
-  std::string status;
-  for (const auto& m : of_user[user_id]) {
-    if (m.organization_id == named) status = m.status;
-  }
-  return signin_organization(vouched, named, status);
+  PORTCULLIS_ASSIGN_OR_RETURN(std::optional<std::string> status,
+                              organizations::MembershipStore(db).status_of(named, user_id));
+  return signin_organization(vouched, named, status.value_or(""));
 }
 
 bool session_serves(const std::string& session_organization, const std::string& named) {

@@ -187,6 +187,16 @@ Status MembershipStore::remove_all_of_organization(const std::string& organizati
       .status();
 }
 
+Result<std::optional<std::string>> MembershipStore::status_of(const std::string& organization_id,
+                                                              const std::string& user_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(
+      store::Rows rows,
+      db_.query("SELECT status FROM memberships WHERE organization_id = ? AND user_id = ?",
+                {organization_id, user_id}));
+  if (rows.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(rows[0].str(0));
+}
+
 Result<std::map<std::string, std::vector<Membership>>> MembershipStore::of_users(
     const std::vector<std::string>& user_ids) {
   std::map<std::string, std::vector<Membership>> out;
