@@ -57,9 +57,10 @@ inline constexpr const char* kLiveSessionCondition =
 // consented_scopes left for the caller. A session that signed in through an organization ends
 // with the user's membership of it: removed or deactivated, the organization no longer vouches
 // for the sign-in, so the browser signs in again (the grants of that membership are revoked
-// with it: tokens/grant_revocation.h). Its status is read here, one primary-key lookup for
-// such a session only, rather than the session revoked where memberships change (a library
-// below this one): nullopt when it lapsed. A database failure is returned.
+// with it: tokens/grant_revocation.h). Its status is read here, one more read for such a
+// session only (every other session's read is the one statement it was), rather than the
+// session revoked where memberships change (a library below this one): nullopt when it
+// lapsed. A database failure is returned.
 Result<std::optional<Session>> live_session(store::Db& db, const store::Row& row, size_t at);
 
 // A live browser session as the admin portal lists it (never its token).

@@ -189,12 +189,11 @@ Status MembershipStore::remove_all_of_organization(const std::string& organizati
 
 Result<std::optional<std::string>> MembershipStore::status_of(const std::string& organization_id,
                                                               const std::string& user_id) {
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      store::Rows rows,
-      db_.query("SELECT status FROM memberships WHERE organization_id = ? AND user_id = ?",
-                {organization_id, user_id}));
-  if (rows.empty()) return std::optional<std::string>();
-  return std::optional<std::string>(rows[0].str(0));
+  PORTCULLIS_ASSIGN_OR_RETURN(auto of_user, of_users({user_id}));
+  for (const Membership& m : of_user[user_id]) {
+    if (m.organization_id == organization_id) return std::optional<std::string>(m.status);
+  }
+  return std::optional<std::string>();
 }
 
 Result<std::map<std::string, std::vector<Membership>>> MembershipStore::of_users(

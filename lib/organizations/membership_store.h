@@ -73,7 +73,7 @@ class MembershipStore {
   Status remove_all_of_organization(const std::string& organization_id);
 
   // The status of the user's membership of the organization (active, inactive, pending);
-  // nullopt when there is none. One primary-key lookup.
+  // nullopt when there is none. Reads the user's memberships (of_users): a user has few.
   Result<std::optional<std::string>> status_of(const std::string& organization_id,
                                                const std::string& user_id);
 
