@@ -202,9 +202,9 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
       tokens_event(ctx, grant, out, events::type::kTokenIssued, "authorization_code", dpop_jkt);
   // The grant, its refresh token and token.issued: one CALL, one transaction
   // (GrantStore::create_from_code, sql/0093_sealed_codes.sql).
-  auto stored_grant =
-      grants.create_from_code(grant, now, services.config.refresh_token_idle_seconds,
-                              client.allows_grant("refresh_token"), issued);
+  auto stored_grant = grants.create_from_code(services.master_key, grant, now,
+                                              services.config.refresh_token_idle_seconds,
+                                              client.allows_grant("refresh_token"), issued);
   if (!stored_grant) {
     if (stored_grant.status().code() != Code::kAlreadyExists) return stored_grant.status();
     // Another exchange of this code committed its grant first (here or on another node).
@@ -230,9 +230,11 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   server::Services& services = ctx.services;
   GrantStore grants(services.db);
 
-  // One read, one write (grants.h): the read decides, and the INSERT of the successor lets only
-  // one presentation of the token win, so no lock is held across the signature.
-  auto presented = grants.find_refresh_token(token);
+  // One read, one write (grants.h): the read decides, and the write (the grant's generation
+  // moved by one, or a stored token's successor) lets only one presentation of the token win, so
+  // no lock is held across the signature. A token that does not open is unknown: it revokes
+  // nothing.
+  auto presented = grants.find_refresh_token(services.master_key, token);
   if (!presented) {
     if (presented.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
     return presented.status();
@@ -281,8 +283,9 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   // The successor and token.refreshed in one statement (GrantStore): still one read, one write.
   const events::Event refreshed =
       tokens_event(ctx, grant, out, events::type::kTokenRefreshed, "refresh_token", dpop_jkt);
-  auto rotated = grants.rotate_refresh_token(
-      grant, token, now, services.config.refresh_token_idle_seconds, &refreshed);
+  auto rotated =
+      grants.rotate_refresh_token(services.master_key, *presented, token, now,
+                                  services.config.refresh_token_idle_seconds, &refreshed);
   if (!rotated) {
     // Another request rotated this token between our read and our write: reuse.
     if (rotated.status().code() == Code::kAlreadyExists) return reuse_detected();
