@@ -15,18 +15,22 @@
 ALTER TABLE grants ADD COLUMN IF NOT EXISTS refresh_generation BIGINT NOT NULL DEFAULT 0,
   ALGORITHM=INSTANT;
 
--- A sealed refresh token's rotation and its event in one transaction (the caller's when there
--- is one): the grant's generation moved from g_generation to g_generation + 1 unless the grant
--- is revoked or another rotation moved it first, then token.refreshed and its outbox mark
--- (sql/0090_event_outbox.sql), the INSERTs written out rather than through a nested CALL (a
--- nested CALL costs MariaDB more than the round trip it would share, bench/README.md). When the
--- UPDATE matches no row nothing is written and the duplicate-key error (1062) is signalled, the
--- error a rotated legacy token gets from its successor's unique parent_hash: the caller treats
--- both as reuse. The event's values are the columns of `events` in EventStore's order
+-- A sealed refresh, its one statement: the token carries its grant's fields (sealed, so the
+-- caller has already checked what they decide: client, expiry, DPoP key, scope), and this makes
+-- the checks that need the database in the rotation itself: the grant's generation moved from
+-- g_generation to g_generation + 1 only while the grant is not revoked nor past its absolute
+-- expiry (g_now, seconds) and its user exists and is active; then token.refreshed and its outbox
+-- mark (sql/0090_event_outbox.sql), in one transaction (the caller's when there is one), the
+-- INSERTs written out rather than through a nested CALL (a nested CALL costs MariaDB more than
+-- the round trip it would share, bench/README.md). When the UPDATE matches no row nothing is
+-- written and the duplicate-key error (1062) is signalled, the error a rotated legacy token gets
+-- from its successor's unique parent_hash: the caller then reads the grant to tell why (a reuse,
+-- which revokes the grant, or a revoked or expired grant, a deactivated or removed user). The
+-- event's values are the columns of `events` in EventStore's order
 -- (lib/events/event_store.h, event_row()).
 DELIMITER $$
 CREATE OR REPLACE PROCEDURE portcullis_rotate_grant(
-  IN g_id VARCHAR(40) COLLATE utf8mb4_bin, IN g_generation BIGINT,
+  IN g_id VARCHAR(40) COLLATE utf8mb4_bin, IN g_generation BIGINT, IN g_now BIGINT,
   IN e_id VARCHAR(40), IN e_type VARCHAR(64), IN e_occurred_at DATETIME(6),
   IN e_organization_id VARCHAR(40), IN e_user_id VARCHAR(40), IN e_resource_id VARCHAR(40),
   IN e_client_id VARCHAR(2048), IN e_ip VARCHAR(64), IN e_user_agent VARCHAR(512),
@@ -40,11 +44,13 @@ BEGIN
     RESIGNAL;
   END;
   IF own_transaction THEN START TRANSACTION; END IF;
-  UPDATE grants SET refresh_generation = g_generation + 1
-    WHERE id = g_id AND refresh_generation = g_generation AND revoked_at IS NULL;
+  UPDATE grants g JOIN users u ON u.id = g.user_id
+    SET g.refresh_generation = g_generation + 1
+    WHERE g.id = g_id AND g.refresh_generation = g_generation AND g.revoked_at IS NULL
+      AND g.absolute_expires_at > g_now AND u.active;
   IF ROW_COUNT() = 0 THEN
     SIGNAL SQLSTATE '23000'
-      SET MYSQL_ERRNO = 1062, MESSAGE_TEXT = 'the refresh token was rotated already';
+      SET MYSQL_ERRNO = 1062, MESSAGE_TEXT = 'the refresh token was not rotated';
   END IF;
   INSERT INTO events (id, type, occurred_at, organization_id, user_id, resource_id, client_id,
                       ip, user_agent, data)

@@ -87,7 +87,14 @@ Result<std::string> sealed_token(const crypto::MasterKey& master_key, const Gran
   return seal_refresh_token(master_key, {.grant_id = grant.id,
                                          .generation = generation,
                                          .expires_at = idle_expiry(grant, now, idle_seconds),
-                                         .client_digest = binding_digest(grant.client_id)});
+                                         .client_digest = binding_digest(grant.client_id),
+                                         .user_id = grant.user_id,
+                                         .resource_id = grant.resource_id,
+                                         .scope = grant.scope,
+                                         .organization_id = grant.organization_id,
+                                         .dpop_jkt = grant.dpop_jkt,
+                                         .auth_time = grant.auth_time,
+                                         .absolute_expires_at = grant.absolute_expires_at});
 }
 
 // The successor of a stored refresh token (issued before sealed ones), stored too, naming the
@@ -118,10 +125,11 @@ Result<std::string> rotate_stored_token(store::Db& db, const Grant& grant,
 }
 
 // The successor of a sealed refresh token of generation `generation`: the grant's row moved to
-// generation + 1 unless another rotation (or a revocation) came first, AlreadyExists then. With
-// `event`, the UPDATE and the event are one CALL (sql/0094_sealed_refresh_tokens.sql), which
-// signals the same duplicate-key error when its UPDATE matches nothing. Sealed first, so a
-// failure to seal leaves the presented token live.
+// generation + 1 unless another rotation came first, or the grant is revoked or past its
+// absolute expiry, or its user is deactivated or gone: AlreadyExists then, and the caller reads
+// the grant to tell which. With `event`, the UPDATE and the event are one CALL
+// (sql/0094_sealed_refresh_tokens.sql), which signals the same duplicate-key error when its
+// UPDATE matches nothing. Sealed first, so a failure to seal leaves the presented token live.
 Result<std::string> rotate_sealed_token(store::Db& db, const crypto::MasterKey& master_key,
                                         const Grant& grant, int64_t generation, int64_t now,
                                         int64_t idle_seconds, const events::Event* event) {
@@ -130,16 +138,17 @@ Result<std::string> rotate_sealed_token(store::Db& db, const crypto::MasterKey& 
   if (!event) {
     PORTCULLIS_ASSIGN_OR_RETURN(
         uint64_t updated,
-        db.execute("UPDATE grants SET refresh_generation = ? + 1 WHERE id = ? AND "
-                   "refresh_generation = ? AND revoked_at IS NULL",
-                   {generation, grant.id, generation}));
-    if (updated == 0) return Status::already_exists("the refresh token was rotated already");
+        db.execute("UPDATE grants g JOIN users u ON u.id = g.user_id SET g.refresh_generation = "
+                   "? + 1 WHERE g.id = ? AND g.refresh_generation = ? AND g.revoked_at IS NULL "
+                   "AND g.absolute_expires_at > ? AND u.active",
+                   {generation, grant.id, generation, now}));
+    if (updated == 0) return Status::already_exists("the refresh token was not rotated");
     return token;
   }
-  store::Params call{grant.id, generation};
+  store::Params call{grant.id, generation, now};
   append(call, events::event_row(*event));
   PORTCULLIS_RETURN_IF_ERROR(
-      db.execute("CALL portcullis_rotate_grant(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", call)
+      db.execute("CALL portcullis_rotate_grant(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", call)
           .status());
   return token;
 }
@@ -258,6 +267,29 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const crypto::MasterKey
   out.expires_at = sealed->expires_at;
   out.rotated = sealed->generation < out.grant.refresh_generation;
   out.generation = sealed->generation;
+  return out;
+}
+
+std::optional<RefreshTokenState> opened_refresh_state(const SealedRefresh& sealed,
+                                                      const std::string& client_id) {
+  if (!crypto::constant_time_equals(sealed.client_digest, binding_digest(client_id))) {
+    return std::nullopt;
+  }
+  RefreshTokenState out;
+  out.grant = {.id = sealed.grant_id,
+               .user_id = sealed.user_id,
+               .client_id = client_id,
+               .resource_id = sealed.resource_id,
+               .scope = sealed.scope,
+               .auth_time = sealed.auth_time,
+               .organization_id = sealed.organization_id,
+               .absolute_expires_at = sealed.absolute_expires_at,
+               .revoked_at = std::nullopt,
+               .dpop_jkt = sealed.dpop_jkt,
+               .refresh_generation = sealed.generation};
+  out.expires_at = sealed.expires_at;
+  out.generation = sealed.generation;
+  out.user_active = true;  // the rotation's UPDATE checks it
   return out;
 }
 

@@ -2,13 +2,15 @@
 //
 // A grant is created by the first use of an authorization code. Refresh tokens rotate on every
 // use, and presenting a rotated-out one again is recognised as reuse and revokes the whole
-// grant. A grant's refresh tokens are sealed (tokens/sealed_refresh.h): each names its grant and
-// a generation, and the grant's row holds the current generation, so a rotation is one
-// conditional UPDATE of that row (g to g + 1), which exactly one presentation of generation g
-// wins, on any node, with no locking read; with its event (token.refreshed) it is one CALL
+// grant. A grant's refresh tokens are sealed (tokens/sealed_refresh.h): each carries its grant's
+// fields and a generation, and the grant's row holds the current generation, so a refresh reads
+// nothing first: its one write is a conditional UPDATE of that row (g to g + 1, only while the
+// grant is live and its user active), which exactly one presentation of generation g wins, on
+// any node, with no locking read; with its event (token.refreshed) it is one CALL
 // (sql/0094_sealed_refresh_tokens.sql), so the event is in the transaction of the change it
-// describes and a refresh stays at two round trips (docs/events.md, "Recording"), the read being
-// the grant's row by its primary key. Refresh tokens issued before sealed ones are stored by
+// describes (docs/events.md, "Recording"). Only when that UPDATE matches nothing is the grant
+// read (find_refresh_token), to tell a reuse from a revoked or expired grant or an inactive user.
+// Refresh tokens issued before sealed ones are stored by
 // their hash (refresh_tokens) and rotate as before until they expire: one INSERT of the new token
 // naming the old one as its parent (unique), with the event in one CALL
 // (sql/0090_event_outbox.sql). The code exchange's grant, its first refresh token and event are
@@ -32,6 +34,7 @@
 #include "events/event.h"
 #include "jose/jws_key.h"
 #include "store/db.h"
+#include "tokens/sealed_refresh.h"
 
 namespace portcullis::oauth {
 
@@ -71,6 +74,14 @@ struct RefreshTokenState {
   std::optional<GrantResource> resource;  // nullopt: gone
 };
 
+// A sealed refresh token's state as the token itself tells it (tokens/sealed_refresh.h), for a
+// refresh that reads nothing before its one write: the grant's fields from the token, the
+// generation current as far as the token knows, the user taken as active and the resource
+// unset (the rotation's UPDATE checks the grant's liveness and the user; the caller finds the
+// resource). nullopt when the token was sealed for another client than `client_id`.
+std::optional<RefreshTokenState> opened_refresh_state(const SealedRefresh& sealed,
+                                                      const std::string& client_id);
+
 class GrantStore {
  public:
   explicit GrantStore(store::Db& db) : db_(db) {}
@@ -97,13 +108,15 @@ class GrantStore {
   // The presented token's state: a sealed one opened and its grant read by primary key, a
   // stored one by its hash. NotFound when unknown: a token that does not open, or names a grant
   // that is gone, a generation the grant never reached or another client than the grant's. A
-  // plain read: rotate_refresh_token settles races.
+  // plain read: rotate_refresh_token settles races. The path of a refresh whose
+  // rotation matched nothing, of revocation and of introspection.
   Result<RefreshTokenState> find_refresh_token(const crypto::MasterKey& master_key,
                                                const std::string& token);
-  // Replaces `token` (found as `presented`) with a new one of the same kind, like
-  // issue_refresh_token. AlreadyExists when it was rotated already (by a concurrent request) or,
-  // for a sealed one, its grant was revoked meanwhile: reuse; then `event` is not written
-  // either.
+  // Replaces `token` (found as `presented`, or opened: opened_refresh_state) with a new one of
+  // the same kind, like issue_refresh_token. AlreadyExists, with `event` not written either, when
+  // it was rotated already (by a concurrent request) or, for a sealed one, when its grant is
+  // revoked or past its absolute expiry or its user is deactivated or gone: find_refresh_token
+  // tells which.
   Result<std::string> rotate_refresh_token(const crypto::MasterKey& master_key,
                                            const RefreshTokenState& presented,
                                            const std::string& token, int64_t now,

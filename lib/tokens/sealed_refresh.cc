@@ -6,9 +6,10 @@ namespace portcullis::oauth {
 namespace {
 
 constexpr unsigned char kPlaintextVersion = 1;
-// A longer parameter is not opened at all: a sealed token is ≈140 characters.
+// A longer parameter is not opened at all: a sealed token is ≈300 characters, a scope of 2 000
+// characters (the longest a resource's scopes allow in practice) makes it ≈3 000.
 constexpr SealedKind kRefresh{
-    .key_label = "portcullis.refresh-token.v1", .aad = "refresh_token", .max_chars = 512};
+    .key_label = "portcullis.refresh-token.v1", .aad = "refresh_token", .max_chars = 4096};
 // crypto::random_token(32): the base64url of 32 bytes.
 constexpr size_t kStoredTokenChars = 43;
 
@@ -17,12 +18,19 @@ constexpr size_t kStoredTokenChars = 43;
 std::optional<std::string> encode_sealed_refresh(const SealedRefresh& t) {
   if (t.client_digest.size() != kBindingDigestBytes) return std::nullopt;
   std::string out;
-  out.reserve(64);
+  out.reserve(256);
   out.push_back(static_cast<char>(kPlaintextVersion));
   if (!put_string(out, t.grant_id, 1)) return std::nullopt;
   put_int(out, t.generation);
   put_int(out, t.expires_at);
   out += t.client_digest;
+  if (!put_string(out, t.user_id, 1) || !put_string(out, t.resource_id, 1) ||
+      !put_string(out, t.scope, 2) || !put_string(out, t.organization_id, 1) ||
+      !put_string(out, t.dpop_jkt, 1)) {
+    return std::nullopt;
+  }
+  put_int(out, t.auth_time);
+  put_int(out, t.absolute_expires_at);
   return out;
 }
 
@@ -36,6 +44,13 @@ std::optional<SealedRefresh> decode_sealed_refresh(std::string_view plaintext) {
   t.generation = in.integer();
   t.expires_at = in.integer();
   t.client_digest = in.bytes(kBindingDigestBytes);
+  t.user_id = in.string(1);
+  t.resource_id = in.string(1);
+  t.scope = in.string(2);
+  t.organization_id = in.string(1);
+  t.dpop_jkt = in.string(1);
+  t.auth_time = in.integer();
+  t.absolute_expires_at = in.integer();
   if (!in.done()) return std::nullopt;
   return t;
 }

@@ -257,6 +257,11 @@ BOOST_AUTO_TEST_CASE(a_refresh_token_and_its_event_are_written_together_and_fann
   grant.client_id = "dcr_01jd3k0000000000000000000a";
   grant.resource_id = new_id("res_");
   grant.absolute_expires_at = unix_now() + 3600;
+  // The rotation refreshes only an active user's grant.
+  BOOST_REQUIRE(db->execute("INSERT INTO users (id, email, metadata, create_time, update_time) "
+                            "VALUES (?, ?, '{}', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))",
+                            {grant.user_id, grant.user_id + "@example.com"})
+                    .is_ok());
   oauth::GrantStore grants(*db);
   BOOST_REQUIRE(grants.create(grant).is_ok());
   const crypto::MasterKey& master_key = *key;

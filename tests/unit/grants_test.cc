@@ -151,6 +151,49 @@ BOOST_FIXTURE_TEST_CASE(a_sealed_token_is_rotated_once_whoever_tries_second, Fix
   BOOST_TEST(count("SELECT refresh_generation FROM grants WHERE id = ?", grant.id) == 2);
 }
 
+BOOST_FIXTURE_TEST_CASE(a_sealed_token_alone_rotates_only_a_live_grant_of_an_active_user, Fixture) {
+  GrantStore grants(*db);
+  grant.organization_id = "";
+  auto first = grants.issue_refresh_token(key, grant, kNow, kIdle);
+  BOOST_REQUIRE(first.is_ok());
+  const std::optional<SealedRefresh> sealed = open_refresh_token(key, *first);
+  BOOST_REQUIRE(sealed.has_value());
+  // Sealed for this client only.
+  BOOST_TEST(!opened_refresh_state(*sealed, "dcr_other").has_value());
+  std::optional<RefreshTokenState> opened = opened_refresh_state(*sealed, grant.client_id);
+  BOOST_REQUIRE(opened.has_value());
+  // The token tells what the read would: the grant's fields, its generation, its expiry.
+  const RefreshTokenState read = grants.find_refresh_token(key, *first).value();
+  BOOST_TEST(opened->grant.id == read.grant.id);
+  BOOST_TEST(opened->grant.user_id == read.grant.user_id);
+  BOOST_TEST(opened->grant.resource_id == read.grant.resource_id);
+  BOOST_TEST(opened->grant.scope == read.grant.scope);
+  BOOST_TEST(opened->grant.auth_time == read.grant.auth_time);
+  BOOST_TEST(opened->grant.absolute_expires_at == read.grant.absolute_expires_at);
+  BOOST_TEST(opened->grant.dpop_jkt == read.grant.dpop_jkt);
+  BOOST_TEST(*opened->generation == *read.generation);
+  BOOST_TEST(opened->expires_at == read.expires_at);
+  // Its rotation is the one write, and a second presentation of the same generation loses.
+  auto second = grants.rotate_refresh_token(key, *opened, *first, kNow + 1, kIdle);
+  BOOST_REQUIRE_MESSAGE(second.is_ok(), second.status().to_string());
+  BOOST_TEST(grants.rotate_refresh_token(key, *opened, *first, kNow + 1, kIdle).status().code() ==
+             Code::kAlreadyExists);
+  auto next = opened_refresh_state(*open_refresh_token(key, *second), grant.client_id);
+  BOOST_REQUIRE(next.has_value());
+  BOOST_TEST(*next->generation == 1);
+  // Past the grant's absolute expiry, or with the user deactivated, the rotation matches nothing
+  // and leaves the generation where it was.
+  BOOST_TEST(grants.rotate_refresh_token(key, *next, *second, grant.absolute_expires_at, kIdle)
+                 .status()
+                 .code() == Code::kAlreadyExists);
+  BOOST_REQUIRE(db->execute("UPDATE users SET active = FALSE WHERE id = ?", {user_id}).is_ok());
+  BOOST_TEST(grants.rotate_refresh_token(key, *next, *second, kNow + 2, kIdle).status().code() ==
+             Code::kAlreadyExists);
+  BOOST_TEST(count("SELECT refresh_generation FROM grants WHERE id = ?", grant.id) == 1);
+  BOOST_REQUIRE(db->execute("UPDATE users SET active = TRUE WHERE id = ?", {user_id}).is_ok());
+  BOOST_TEST(grants.rotate_refresh_token(key, *next, *second, kNow + 2, kIdle).is_ok());
+}
+
 BOOST_FIXTURE_TEST_CASE(a_sealed_token_the_grant_does_not_know_is_unknown, Fixture) {
   GrantStore grants(*db);
   const std::string digest = binding_digest(grant.client_id);

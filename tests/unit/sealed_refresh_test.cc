@@ -21,7 +21,14 @@ SealedRefresh sample() {
   return {.grant_id = "grt_01jd3k00000000000000000000",
           .generation = 41,
           .expires_at = 1'800'000'000,
-          .client_digest = binding_digest("dcr_01jd3k0000000000000000000a")};
+          .client_digest = binding_digest("dcr_01jd3k0000000000000000000a"),
+          .user_id = "usr_01jd3k00000000000000000000",
+          .resource_id = "res_01jd3k00000000000000000000",
+          .scope = "todo:read todo:write",
+          .organization_id = "org_01jd3k00000000000000000000",
+          .dpop_jkt = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I",
+          .auth_time = 1'799'990'000,
+          .absolute_expires_at = 1'807'000'000};
 }
 
 void require_equal(const SealedRefresh& a, const SealedRefresh& b) {
@@ -29,6 +36,13 @@ void require_equal(const SealedRefresh& a, const SealedRefresh& b) {
   BOOST_TEST(a.generation == b.generation);
   BOOST_TEST(a.expires_at == b.expires_at);
   BOOST_TEST(a.client_digest == b.client_digest);
+  BOOST_TEST(a.user_id == b.user_id);
+  BOOST_TEST(a.resource_id == b.resource_id);
+  BOOST_TEST(a.scope == b.scope);
+  BOOST_TEST(a.organization_id == b.organization_id);
+  BOOST_TEST(a.dpop_jkt == b.dpop_jkt);
+  BOOST_TEST(a.auth_time == b.auth_time);
+  BOOST_TEST(a.absolute_expires_at == b.absolute_expires_at);
 }
 
 }  // namespace
@@ -37,7 +51,7 @@ BOOST_AUTO_TEST_CASE(a_sealed_token_opens_to_what_was_sealed_and_is_told_from_a_
   const crypto::MasterKey key = fresh_key();
   auto sealed = seal_refresh_token(key, sample());
   BOOST_REQUIRE(sealed.is_ok());
-  BOOST_TEST(sealed->size() < 200u, sealed->size());
+  BOOST_TEST(sealed->size() < 400u, sealed->size());
   BOOST_TEST(sealed->find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                        "0123456789-_") == std::string::npos);
   BOOST_TEST(!is_stored_refresh_token(*sealed));
@@ -97,4 +111,11 @@ BOOST_AUTO_TEST_CASE(the_plaintext_decodes_only_as_encoded) {
   bad_digest.client_digest.pop_back();
   BOOST_TEST(!encode_sealed_refresh(bad_digest).has_value());
   BOOST_TEST(!seal_refresh_token(fresh_key(), bad_digest).is_ok());
+  // A long granted scope still makes a token that opens.
+  SealedRefresh wide = sample();
+  wide.scope = std::string(2000, 's');
+  const crypto::MasterKey key = fresh_key();
+  auto opened = open_refresh_token(key, seal_refresh_token(key, wide).value());
+  BOOST_REQUIRE(opened.has_value());
+  BOOST_TEST(opened->scope == wide.scope);
 }
