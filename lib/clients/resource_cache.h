@@ -16,10 +16,10 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 
 #include "clients/resources.h"
 #include "core/status.h"
+#include "core/ttl_cache.h"
 #include "store/db.h"
 
 namespace portcullis::oauth {
@@ -27,24 +27,16 @@ namespace portcullis::oauth {
 class ResourceCache {
  public:
   static constexpr int64_t kTtlSeconds = 5;
-  static constexpr size_t kMaxEntries = 10000;
 
   // This process's cache.
   static ResourceCache& of_this_worker();
 
-  // nullptr when absent or older than kTtlSeconds.
-  const Resource* find(const std::string& resource_id, int64_t now) const;
-  void put(const Resource& resource, int64_t now);
-  // The cached resource, or the store's (ResourceStore::get: NotFound when it is gone), cached.
+  // The resource as read at most kTtlSeconds ago, else the store's (ResourceStore::get: NotFound
+  // when it is gone, not remembered).
   Result<Resource> get(store::Db& db, const std::string& resource_id, int64_t now);
-  void clear() { entries_.clear(); }
 
  private:
-  struct Entry {
-    Resource resource;
-    int64_t expires_at = 0;
-  };
-  std::unordered_map<std::string, Entry> entries_;
+  TtlCache<Resource> entries_{kTtlSeconds, 10000};
 };
 
 }  // namespace portcullis::oauth
