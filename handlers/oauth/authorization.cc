@@ -16,6 +16,7 @@
 #include "oauth/client_resolver.h"
 #include "oauth/login_requests.h"
 #include "oauth/pkce.h"
+#include "oauth/signin_organization.h"
 #include "pages/error_page.h"
 #include "tokens/codes.h"
 #include "tokens/consents.h"
@@ -81,10 +82,10 @@ class AuthorizationFlow final : public LoginFlow {
     return store.get(id, now);
   }
 
-  Status attach_user(const std::string& id, const std::string& user_id,
-                     int64_t auth_time) override {
+  Status attach_user(const std::string& id, const std::string& user_id, int64_t auth_time,
+                     const std::string& signin_organization_id) override {
     LoginRequestStore store(services_.db);
-    return store.attach_user(id, user_id, auth_time);
+    return store.attach_user(id, user_id, auth_time, signin_organization_id);
   }
 
   Result<pages::ConsentScreen> describe_consent(const LoginRequest& request) override {
@@ -237,6 +238,7 @@ class AuthorizationFlow final : public LoginFlow {
     binding.auth_time = request.auth_time;
     binding.nonce = request.nonce;
     binding.dpop_jkt = request.dpop_jkt;
+    binding.organization_id = request.signin_organization_id;
     // A resource's client gets a sealed code: nothing is written (tokens/sealed_code.h). The
     // admin portal redeems its own codes from the table (admin/portal_signin.h).
     PORTCULLIS_ASSIGN_OR_RETURN(
@@ -412,11 +414,21 @@ Result<http::Response> authorize(server::Context& ctx) {
           ? std::move(resolved->session)
           : identity::SessionStore(ctx.services.db, ctx.services.config)
                 .current(req, now, identity::ConsentOf{login.client_id, login.resource_id});
-  if (session && !prompt_has(prompt, "login")) {
+  bool signed_in = session && !prompt_has(prompt, "login");
+  if (signed_in) {
+    // A request that names another organization than the one the session signed in through
+    // signs in again, through that organization (oauth/signin_organization.h).
+    PORTCULLIS_ASSIGN_OR_RETURN(const std::string named,
+                                named_organization(ctx.services.db, login));
+    signed_in = session_serves(session->organization_id, named);
+  }
+  if (signed_in) {
     login.user_id = session->user_id;
     login.auth_time = session->auth_time;
+    login.signin_organization_id = session->organization_id;
   } else if (prompt_has(prompt, "none")) {
-    return fail("login_required", "the user is not signed in");
+    return fail("login_required", session ? "the user is not signed in through this organization"
+                                          : "the user is not signed in");
   }
   if (!login.user_id.empty()) {
     return AuthorizationFlow(ctx.services).continue_signed_in(login, session->consented_scopes);

@@ -26,9 +26,10 @@ class LoginFlow {
 
   // NotFound when unknown, completed or expired (the pages then show "start again").
   virtual Result<LoginRequest> get(const std::string& login_request_id, int64_t now) = 0;
-  // Records who signed in (after the sign-in method proved it).
+  // Records who signed in (after the sign-in method proved it), and the organization the
+  // sign-in went through (oauth/signin_organization.h; empty when none).
   virtual Status attach_user(const std::string& login_request_id, const std::string& user_id,
-                             int64_t auth_time) = 0;
+                             int64_t auth_time, const std::string& signin_organization_id) = 0;
   virtual Result<pages::ConsentScreen> describe_consent(const LoginRequest& request) = 0;
   // After sign-in: 303 to the consent page, or — when a remembered consent covers the scopes
   // and prompt is not "consent" — the final 303 to the client with a code.

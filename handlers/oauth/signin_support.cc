@@ -6,6 +6,7 @@
 #include "identity/session_store.h"
 #include "identity/user_store.h"
 #include "log/log.h"
+#include "oauth/signin_organization.h"
 #include "pages/error_page.h"
 #include "pages/security_headers.h"
 
@@ -15,8 +16,10 @@ namespace {
 
 Result<http::Response> continue_flow(server::Context& ctx, oauth::LoginFlow& flow,
                                      const std::string& login_request_id,
-                                     const std::string& user_id, int64_t now) {
-  PORTCULLIS_RETURN_IF_ERROR(flow.attach_user(login_request_id, user_id, now));
+                                     const std::string& user_id,
+                                     const std::string& signin_organization_id, int64_t now) {
+  PORTCULLIS_RETURN_IF_ERROR(
+      flow.attach_user(login_request_id, user_id, now, signin_organization_id));
   PORTCULLIS_ASSIGN_OR_RETURN(oauth::LoginRequest signed_in, flow.get(login_request_id, now));
   return flow.continue_after_sign_in(ctx, signed_in);
 }
@@ -108,6 +111,14 @@ void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login
 
 namespace {
 
+// The organization whose SSO connection or custom login completion proved the user (the
+// `event_data` of complete_sign_in), empty for the other methods.
+std::string vouched_organization(const Json::Value& event_data) {
+  return event_data.isObject() && event_data["organization_id"].isString()
+             ? event_data["organization_id"].asString()
+             : std::string();
+}
+
 void add_event_data(events::Event& e, const Json::Value& event_data) {
   if (!event_data.isObject()) return;
   for (const auto& key : event_data.getMemberNames()) {
@@ -130,10 +141,7 @@ Result<std::optional<http::Response>> refuse_method(server::Context& ctx,
   const bool by_email = method.rfind("email_", 0) == 0;
   PORTCULLIS_ASSIGN_OR_RETURN(custom_login::LoginSettings settings,
                               custom_login::LoginSettingsStore(ctx.services.db).get());
-  std::vector<std::string> named = {login.organization_id};
-  if (event_data.isObject() && event_data["organization_id"].isString()) {
-    named.push_back(event_data["organization_id"].asString());
-  }
+  const std::vector<std::string> named = {login.organization_id, vouched_organization(event_data)};
   PORTCULLIS_ASSIGN_OR_RETURN(
       custom_login::MethodDecision allowed,
       custom_login::check_method(ctx.services.db, settings, by_email ? "email" : method, email,
@@ -178,6 +186,10 @@ Result<http::Response> start_session(server::Context& ctx, SigninDeps& deps,
                         .link(user.id, identity::Identity{"email", email, "email", "", ""});
     if (!linked.is_ok() && linked.code() != Code::kAlreadyExists) return linked;
   }
+  // The session remembers it, and the login request carries it to the code (org_id).
+  PORTCULLIS_ASSIGN_OR_RETURN(const std::string organization,
+                              oauth::signin_organization(ctx.services.db, login, user.id,
+                                                         vouched_organization(event_data)));
   events::Event e = login_event(ctx, login, events::type::kUserLoginSucceeded, user.id);
   e.data["method"] = method;
   add_event_data(e, event_data);
@@ -186,11 +198,12 @@ Result<http::Response> start_session(server::Context& ctx, SigninDeps& deps,
   // The session and user.login.succeeded in one transaction (docs/events.md, "Recording").
   PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
       [&]() -> Status {
-        PORTCULLIS_ASSIGN_OR_RETURN(cookie, sessions.create(user.id, now, ctx.request, now));
+        PORTCULLIS_ASSIGN_OR_RETURN(cookie,
+                                    sessions.create(user.id, now, ctx.request, now, organization));
         return Status::ok();
       },
       std::move(e)));
-  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user.id, now);
+  auto next = continue_flow(ctx, deps.flow(ctx.services), login.id, user.id, organization, now);
   // The user is signed in whatever the flow says next: the cookie goes out with any answer.
   http::Response response = next ? std::move(next).value() : pages::status_page(next.status());
   response.headers.emplace_back("Set-Cookie", std::move(cookie));

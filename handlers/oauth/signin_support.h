@@ -68,7 +68,9 @@ void record_login_failure(server::Context& ctx, const oauth::LoginRequest& login
 // The address is proved: find or create the user, start the browser session, attach the user
 // to the login request and let the flow continue (consent page or straight to the client).
 // The Set-Cookie rides on whatever response results. `event_data` members (an SSO connection)
-// are added to the login events.
+// are added to the login events; its organization_id names the organization that proved the
+// user (an SSO connection's, a custom login completion's), which the session remembers and the
+// tokens carry as org_id (oauth/signin_organization.h).
 Result<http::Response> complete_sign_in(server::Context& ctx, SigninDeps& deps,
                                         const oauth::LoginRequest& login, const std::string& email,
                                         const std::string& method, int64_t now,

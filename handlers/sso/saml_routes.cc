@@ -121,7 +121,8 @@ Result<http::Response> unsolicited(Context& ctx, Result<sso::Connection>& connec
   // The session and user.login.succeeded in one transaction (docs/events.md, "Recording").
   PORTCULLIS_RETURN_IF_ERROR(ctx.change_with_event(
       [&]() -> Status {
-        PORTCULLIS_ASSIGN_OR_RETURN(cookie, sessions.create(user->id, now, ctx.request, now));
+        // Signed in through the connection's organization, like a solicited sign-in.
+        PORTCULLIS_ASSIGN_OR_RETURN(cookie, sessions.create(user->id, now, ctx.request, now, org));
         return Status::ok();
       },
       std::move(e)));

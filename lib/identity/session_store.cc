@@ -5,6 +5,7 @@
 #include "crypto/hash.h"
 #include "crypto/random.h"
 #include "log/log.h"
+#include "organizations/membership_store.h"
 #include "tokens/consents.h"
 
 namespace portcullis::identity {
@@ -19,6 +20,18 @@ bool looks_like_token(std::string_view v) {
 }
 
 }  // namespace
+
+Result<std::optional<Session>> live_session(store::Db& db, const store::Row& row, size_t at) {
+  if (row.is_null(at)) return std::optional<Session>();
+  Session session{row.str(at), row.i64(at + 1), row.opt(at + 2).value_or(""), std::nullopt};
+  if (!session.organization_id.empty()) {
+    PORTCULLIS_ASSIGN_OR_RETURN(
+        std::optional<std::string> status,
+        organizations::MembershipStore(db).status_of(session.organization_id, session.user_id));
+    if (!status || *status == "inactive") return std::optional<Session>();
+  }
+  return std::optional<Session>(std::move(session));
+}
 
 SessionStore::SessionStore(store::Db& db, const config::Config& config)
     : db_(db),
@@ -58,13 +71,18 @@ std::optional<Session> SessionStore::current(const http::Request& request, int64
   }
   if (rows->empty()) return std::nullopt;
   const store::Row& r = (*rows)[0];
-  Session session{r.str(0), r.i64(1), std::nullopt};
-  if (consent) session.consented_scopes = r.opt(2);
-  return session;
+  auto session = live_session(db_, r, 0);
+  if (!session) {
+    log::warn("session lookup failed", {{"error", session.status().to_string()}});
+    return std::nullopt;
+  }
+  if (*session && consent) (*session)->consented_scopes = r.opt(kLiveSessionColumnCount);
+  return std::move(session).value();
 }
 
 Result<std::string> SessionStore::create(const std::string& user_id, int64_t auth_time,
-                                         const http::Request& request, int64_t now) {
+                                         const http::Request& request, int64_t now,
+                                         const std::string& organization_id) {
   if (auto previous = presented_token_hash(request)) {
     PORTCULLIS_RETURN_IF_ERROR(
         db_.execute("UPDATE browser_sessions SET revoked_at = ? WHERE token_hash = ? AND "
@@ -76,9 +94,10 @@ Result<std::string> SessionStore::create(const std::string& user_id, int64_t aut
   std::string user_agent = request.header("user-agent").value_or("").substr(0, 512);
   PORTCULLIS_RETURN_IF_ERROR(
       db_.execute("INSERT INTO browser_sessions (token_hash, user_id, auth_time, expires_at, ip, "
-                  "user_agent, create_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  "user_agent, create_time, organization_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                   {crypto::sha256(token), user_id, auth_time, now + lifetime_seconds_,
-                   request.remote_addr.substr(0, 64), user_agent, db_now()})
+                   request.remote_addr.substr(0, 64), user_agent, db_now(),
+                   organization_id.empty() ? store::Value(nullptr) : store::Value(organization_id)})
           .status());
   return cookie(token, lifetime_seconds_);
 }

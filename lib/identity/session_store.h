@@ -26,6 +26,9 @@ namespace portcullis::identity {
 struct Session {
   std::string user_id;
   int64_t auth_time = 0;  // when the user proved who they are (OIDC auth_time)
+  // The organization the session signed in through (docs/oauth.md, "The organization in a
+  // token"); empty when none.
+  std::string organization_id;
   // Read with the session when current() was given a consent to look for: the stored scopes
   // the user granted that client for that resource (tokens/consents.h), nullopt when none.
   std::optional<std::string> consented_scopes;
@@ -42,12 +45,23 @@ struct ConsentOf {
 // client of an authorization request): the session `s` of an active user `u`
 // (kLiveSessionTables), live and named by the presented token (kLiveSessionCondition, whose two
 // parameters are the token's hash, SessionStore::presented_token_hash, and now); it selects
-// kLiveSessionColumns, which Session's user_id and auth_time are read from.
-inline constexpr const char* kLiveSessionColumns = "s.user_id, s.auth_time";
+// kLiveSessionColumns (kLiveSessionColumnCount of them), which live_session() reads.
+inline constexpr const char* kLiveSessionColumns = "s.user_id, s.auth_time, s.organization_id";
+inline constexpr size_t kLiveSessionColumnCount = 3;
 inline constexpr const char* kLiveSessionTables =
     "browser_sessions s JOIN users u ON u.id = s.user_id AND u.active";
 inline constexpr const char* kLiveSessionCondition =
     "s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ?";
+
+// The session of a row whose kLiveSessionColumns start at `at` (NULL there: no live session),
+// consented_scopes left for the caller. A session that signed in through an organization ends
+// with the user's membership of it: removed or deactivated, the organization no longer vouches
+// for the sign-in, so the browser signs in again (the grants of that membership are revoked
+// with it: tokens/grant_revocation.h). Its status is read here, one more read for such a
+// session only (every other session's read is the one statement it was), rather than the
+// session revoked where memberships change (a library below this one): nullopt when it
+// lapsed. A database failure is returned.
+Result<std::optional<Session>> live_session(store::Db& db, const store::Row& row, size_t at);
 
 // A live browser session as the admin portal lists it (never its token).
 struct SessionInfo {
@@ -68,9 +82,11 @@ class SessionStore {
                                  const std::optional<ConsentOf>& consent = std::nullopt);
 
   // Starts a session and returns the Set-Cookie header value. The session the request's
-  // cookie named, if any, is revoked: every sign-in gets a fresh token.
+  // cookie named, if any, is revoked: every sign-in gets a fresh token. `organization_id`: the
+  // organization the sign-in went through, empty when none.
   Result<std::string> create(const std::string& user_id, int64_t auth_time,
-                             const http::Request& request, int64_t now);
+                             const http::Request& request, int64_t now,
+                             const std::string& organization_id = "");
 
   // Ends the session the request's cookie names, if any (the admin portal's sign-out).
   Status end(const http::Request& request, int64_t now);

@@ -68,9 +68,9 @@ Result<ResolvedClient> resolve_client_and_resource(server::Services& services,
   if (!row.is_null(kResourceAt)) {
     PORTCULLIS_ASSIGN_OR_RETURN(out.resource, resource_from_row(row, kResourceAt));
   }
-  if (!row.is_null(kSessionAt)) {
-    out.session =
-        identity::Session{row.str(kSessionAt), row.i64(kSessionAt + 1), row.opt(kSessionAt + 2)};
+  PORTCULLIS_ASSIGN_OR_RETURN(out.session, identity::live_session(services.db, row, kSessionAt));
+  if (out.session) {
+    out.session->consented_scopes = row.opt(kSessionAt + identity::kLiveSessionColumnCount);
   }
   return out;
 }

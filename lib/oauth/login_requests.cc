@@ -39,11 +39,14 @@ Status LoginRequestStore::create(LoginRequest& r, int64_t now) {
   return db_
       .execute(
           "INSERT INTO login_requests (id, client_id, resource_id, params, user_id, "
-          "auth_time, csrf_token, create_time, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          "auth_time, csrf_token, create_time, expires_at, signin_organization_id) VALUES (?, ?, "
+          "?, ?, ?, ?, ?, ?, ?, ?)",
           {r.id, r.client_id, r.resource_id, json::write(to_params(r)),
            r.user_id.empty() ? store::Value(nullptr) : store::Value(r.user_id),
            r.user_id.empty() ? store::Value(nullptr) : store::Value(r.auth_time), r.csrf_token,
-           db_now(), r.expires_at})
+           db_now(), r.expires_at,
+           r.signin_organization_id.empty() ? store::Value(nullptr)
+                                            : store::Value(r.signin_organization_id)})
       .status();
 }
 
@@ -51,8 +54,8 @@ Result<LoginRequest> LoginRequestStore::get(const std::string& id, int64_t now) 
   PORTCULLIS_ASSIGN_OR_RETURN(
       store::Rows rows,
       db_.query("SELECT id, client_id, resource_id, params, user_id, auth_time, csrf_token, "
-                "expires_at FROM login_requests WHERE id = ? AND completed_at IS NULL AND "
-                "expires_at > ?",
+                "expires_at, signin_organization_id FROM login_requests WHERE id = ? AND "
+                "completed_at IS NULL AND expires_at > ?",
                 {id, now}));
   if (rows.empty()) return Status::not_found("this sign-in request has expired or was completed");
   const store::Row& row = rows[0];
@@ -79,15 +82,21 @@ Result<LoginRequest> LoginRequestStore::get(const std::string& id, int64_t now) 
   r.auth_time = row.i64(5);
   r.csrf_token = row.str(6);
   r.expires_at = row.i64(7);
+  r.signin_organization_id = row.opt(8).value_or("");
   return r;
 }
 
 Status LoginRequestStore::attach_user(const std::string& id, const std::string& user_id,
-                                      int64_t auth_time) {
+                                      int64_t auth_time,
+                                      const std::string& signin_organization_id) {
   PORTCULLIS_ASSIGN_OR_RETURN(
-      uint64_t n, db_.execute("UPDATE login_requests SET user_id = ?, auth_time = ? WHERE id = ? "
-                              "AND completed_at IS NULL",
-                              {user_id, auth_time, id}));
+      uint64_t n,
+      db_.execute("UPDATE login_requests SET user_id = ?, auth_time = ?, "
+                  "signin_organization_id = ? WHERE id = ? AND completed_at IS NULL",
+                  {user_id, auth_time,
+                   signin_organization_id.empty() ? store::Value(nullptr)
+                                                  : store::Value(signin_organization_id),
+                   id}));
   if (n == 0) return Status::not_found("this sign-in request has expired or was completed");
   return Status::ok();
 }

@@ -33,6 +33,9 @@ struct LoginRequest {
   std::string dpop_jkt;  // RFC 9449 §10: the code will be bound to this DPoP key thumbprint
   std::string user_id;   // set once the user signed in
   int64_t auth_time = 0;
+  // Set with the user: the organization the sign-in went through (oauth/signin_organization.h),
+  // which the code and its tokens carry as org_id; empty when none. Never the hint above.
+  std::string signin_organization_id;
   std::string csrf_token;  // every form of the flow carries it; compared in constant time
   int64_t expires_at = 0;
 };
@@ -45,7 +48,8 @@ class LoginRequestStore {
   Status create(LoginRequest& request, int64_t now);
   // NotFound when unknown, completed or expired.
   Result<LoginRequest> get(const std::string& id, int64_t now);
-  Status attach_user(const std::string& id, const std::string& user_id, int64_t auth_time);
+  Status attach_user(const std::string& id, const std::string& user_id, int64_t auth_time,
+                     const std::string& signin_organization_id);
   // Completes it: it can never be used again. FailedPrecondition when it already was (a
   // double-submitted consent form must not mint two codes).
   Status complete(const std::string& id, int64_t now);

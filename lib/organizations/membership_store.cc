@@ -187,6 +187,15 @@ Status MembershipStore::remove_all_of_organization(const std::string& organizati
       .status();
 }
 
+Result<std::optional<std::string>> MembershipStore::status_of(const std::string& organization_id,
+                                                              const std::string& user_id) {
+  PORTCULLIS_ASSIGN_OR_RETURN(auto of_user, of_users({user_id}));
+  for (const Membership& m : of_user[user_id]) {
+    if (m.organization_id == organization_id) return std::optional<std::string>(m.status);
+  }
+  return std::optional<std::string>();
+}
+
 Result<std::map<std::string, std::vector<Membership>>> MembershipStore::of_users(
     const std::vector<std::string>& user_ids) {
   std::map<std::string, std::vector<Membership>> out;

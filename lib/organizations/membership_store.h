@@ -72,6 +72,11 @@ class MembershipStore {
   // REQUIRES: inside the transaction that deletes the organization, after its row was locked.
   Status remove_all_of_organization(const std::string& organization_id);
 
+  // The status of the user's membership of the organization (active, inactive, pending);
+  // nullopt when there is none. Reads the user's memberships (of_users): a user has few.
+  Result<std::optional<std::string>> status_of(const std::string& organization_id,
+                                               const std::string& user_id);
+
   // The memberships of each of `user_ids` (users without any are absent from the map), each
   // user's in join order.
   Result<std::map<std::string, std::vector<Membership>>> of_users(

@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import httpServer from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { baseUrl, sleep, dbQuery } from './harness.mjs';
 import { api, unique, tokenWithScopes, createOrg } from './management.mjs';
-import { mcpUrl, resourceId, CHROMIUM_ARGS, hasSession, authorizeInBrowser } from './sso-fixtures.mjs';
+import { mcpUrl, resourceId, CHROMIUM_ARGS, hasSession, authorizeInBrowser, authorization, redeem } from './sso-fixtures.mjs';
 import { Browser, parseForms } from './browser.mjs';
 import { connect, withAuth } from './sdk-client.mjs';
 import { ChromiumProvider } from './chromium-signin.mjs';
@@ -71,9 +72,10 @@ after(async () => {
 // /oauth/authorize (a fresh DCR client of the demo resource) as far as the login page.
 const loginPage = (browser) => authorizeInBrowser(browser, {});
 
-// As far as the customer's login page: the login_request_id the customer gets.
-async function toCustomer(browser) {
-  const page = await loginPage(browser);
+// As far as the customer's login page: the login_request_id the customer gets. `href`: the
+// authorization request to start from (a fresh client's by default).
+async function toCustomer(browser, start) {
+  const page = start ? await browser.follow(start) : await loginPage(browser);
   assert.equal(page.status, 200, page.html.slice(0, 300));
   const href = page.html.match(/href="(\/oauth\/login\/custom\?[^"]+)"/)?.[1];
   assert.ok(href, `no custom button: ${page.html.slice(0, 1500)}`);
@@ -191,6 +193,25 @@ test('single use, 10 minutes, bound to the browser; complete once; scopes', asyn
   for (const body of [{}, { user: {} }, { user: { email: 'not an address' } }, { user: { ...user, role: 'admin' } }, { user, organization_id: 'org_nope' }]) {
     const r = await api('POST', `/api/v1/login_requests/${otherId}/complete`, { token: backend.token, json: body });
     assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+  }
+});
+
+// docs/oauth.md, "The organization in a token": a completion that names an organization signs
+// in through it; one that names none, through none.
+test('org_id: the tokens of a completion that names an organization carry it; without one, none', async () => {
+  await settings({ custom_login_url: backend.url, login_methods: ALL_METHODS });
+  const org = await createOrg();
+  const user = { email: `olga.${unique()}@example.com`, email_verified: true, external_id: `cust-${unique()}` };
+  for (const [extra, expected] of [[{ organization_id: org.id }, org.id], [{}, undefined]]) {
+    const browser = new Browser();
+    const auth = await authorization({});
+    const id = await toCustomer(browser, auth.href);
+    const done = await complete(id, user, extra);
+    assert.equal(done.status, 200, done.text);
+    let back = await browser.follow(continueUrl(id));
+    if (!back.location) back = await browser.submit(back, 'decision', { decision: 'allow' });
+    const claims = decodeJwt((await redeem(auth, back.location)).access_token);
+    assert.equal(claims.org_id, expected, JSON.stringify(extra));
   }
 });
 

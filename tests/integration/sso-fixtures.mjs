@@ -3,6 +3,7 @@
 // straight to the organization's IdP by its login_hint.
 import assert from 'node:assert/strict';
 import https from 'node:https';
+import { createServer } from 'node:http';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { env, baseUrl, varDir, http, sleep, dbQuery, masterPid, childPids } from './harness.mjs';
 import { api, unique, createOrg } from './management.mjs';
+import { freePort, startProtectedNginx, validateLocation } from './mcp-nginx.mjs';
 
 export const mcpUrl = env.PORTCULLIS_DEMO_MCP_URL;
 export const resourceId = env.PORTCULLIS_DEMO_RESOURCE_ID;
@@ -61,19 +63,92 @@ export async function failureEvent(orgId, reason) {
 
 export const hasSession = (browser) => [...browser.cookies.keys()].some((k) => k.endsWith('portcullis_session'));
 
-// The /oauth/authorize URL of a fresh DCR client of the demo resource (PKCE), with `params`
-// added (a login_hint, a connection_id).
-export async function authorizeUrl(params = {}) {
+const REDIRECT = 'http://127.0.0.1:3000/callback';
+
+// An authorization request of a fresh DCR client of the demo resource (PKCE; it may refresh),
+// with `params` added (a login_hint, a connection_id): { href, clientId, verifier }, what
+// redeem() needs for its code.
+export async function authorization(params = {}) {
   const reg = await http(`/resources/${resourceId}/client_register`, { method: 'POST',
-    json: { client_name: 'Sign-in test', redirect_uris: ['http://127.0.0.1:3000/callback'], token_endpoint_auth_method: 'none' } });
+    json: { client_name: 'Sign-in test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'] } });
   assert.equal(reg.status, 201, reg.text);
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL(`${baseUrl}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'http://127.0.0.1:3000/callback',
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: reg.json.client_id, redirect_uri: REDIRECT,
     state: 'client-state', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
     scope: 'demo:read', resource: mcpUrl, ...params })) authorize.searchParams.set(k, v);
-  return authorize.href;
+  return { href: authorize.href, clientId: reg.json.client_id, verifier };
 }
+
+// The /oauth/authorize URL alone.
+export async function authorizeUrl(params = {}) {
+  return (await authorization(params)).href;
+}
+
+// The tokens for the code of `redirect` (the 303 that left Portcullis for the client).
+export async function redeem(auth, redirect) {
+  const code = new URL(redirect).searchParams.get('code');
+  assert.ok(code, `no code in ${redirect}`);
+  const t = await http('/oauth/token', { method: 'POST',
+    form: { grant_type: 'authorization_code', code, code_verifier: auth.verifier, redirect_uri: REDIRECT, client_id: auth.clientId } });
+  assert.equal(t.status, 200, t.text);
+  return t.json;
+}
+
+// An authorization in a browser whose session serves it (no sign-in): the redirect that leaves
+// for the client, through the consent page when one is asked for.
+export async function authorizeSignedIn(browser, auth) {
+  let page = await browser.follow(auth.href);
+  if (!page.location) {
+    assert.match(page.url, /\/oauth\/consent\?/, `signed in, so no ${page.url}`);
+    page = await browser.submit(page, 'decision', { decision: 'allow' });
+  }
+  assert.ok(page.location.startsWith(REDIRECT), page.location);
+  return page;
+}
+
+// Where an authorization in this browser goes first: 'signed in' when its session serves it
+// (the consent page or the client), else the path of the page it stops at (/oauth/login).
+export async function firstStop(browser, params) {
+  const page = await browser.follow((await authorization(params)).href);
+  if (page.location?.startsWith(REDIRECT) || /\/oauth\/consent\?/.test(page.url)) return 'signed in';
+  return new URL(page.url).pathname;
+}
+
+// The identity headers the demo resource's MCP server receives with `token`, from an nginx of
+// its own with Portcullis' validator snippets (nginx/portcullis) in front of an upstream that
+// keeps them.
+export async function headersAtMcpServer(token) {
+  const seen = [];
+  const upstream = createServer((req, res) => {
+    seen.push(req.headers);
+    res.setHeader('content-type', 'application/json');
+    res.end('{}');
+  });
+  await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
+  const port = await freePort();
+  const nginx = await startProtectedNginx({ port, resourceId, serverBody: `${validateLocation('read', 'demo:read')}
+        location /mcp {
+            auth_request /_portcullis/auth/read;
+            include portcullis/mcp-protect.conf;
+            include portcullis/mcp-proxy-headers.conf;
+            proxy_pass http://127.0.0.1:${upstream.address().port};
+        }` });
+  try {
+    const r = await fetch(`${nginx.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+    assert.equal(r.status, 200, await r.text());
+    assert.equal(seen.length, 1);
+    return seen[0];
+  } finally {
+    nginx.stop();
+    await new Promise((r) => upstream.close(r));
+  }
+}
+
+// A refresh of the client's grant: the token endpoint's answer, whatever it is.
+export const refreshGrant = (auth, refreshToken) => http('/oauth/token', { method: 'POST',
+  form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: auth.clientId } });
 
 // The same, followed within Portcullis: the page, or the redirect elsewhere.
 export async function authorizeInBrowser(browser, params) {

@@ -16,12 +16,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import Provider from 'oidc-provider';
-import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, UnsecuredJWT, decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { chromium } from 'playwright-core';
 import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
 import { api, unique, createOrg, tokenWithScopes } from './management.mjs';
 import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, listenTls, closeAll,
-  authorizeUrl, assertSignInPreparesNothing, followNoting, workerTimes } from './sso-fixtures.mjs';
+  authorizeUrl, assertSignInPreparesNothing, followNoting, workerTimes, authorization, redeem, refreshGrant,
+  headersAtMcpServer, authorizeSignedIn, firstStop } from './sso-fixtures.mjs';
 import { Browser } from './browser.mjs';
 import { connect, withAuth } from './sdk-client.mjs';
 import { scim, patch, USER } from './scim.mjs';
@@ -397,6 +398,63 @@ test('crafted ID tokens: the good one signs in; wrong nonce, aud, issuer, expire
   const rotated = await rot.request(await toCraftedIdp(rot, `rot.${unique()}@${domain}`));
   assert.equal(rotated.status, 303, rotated.html.slice(0, 800));
   fake.published = fake.jwks;
+});
+
+// docs/oauth.md, "The organization in a token": the code, its tokens, the refresh and the
+// session's next authorizations name the organization whose connection signed the user in.
+test('org_id: an SSO sign-in\'s tokens name its organization, at the MCP server and after a refresh; the session keeps it; another organization signs in again; removing the membership ends the grants and the session', async () => {
+  fake.mode = 'good';
+  fake.published = fake.jwks;
+  const { org, domain } = await orgWithDomain();
+  await activeOidcConnection(org.id, fake.issuer, fake.clientId, fake.secret);
+  const other = await createOrg();
+  const email = `org.${unique()}@${domain}`;
+  const browser = new Browser();
+  // The request names no organization: the address's domain leads to the connection.
+  const auth = await authorization({ login_hint: email });
+  const toIdp = await browser.follow(auth.href);
+  assert.equal(toIdp.status, 303, toIdp.html.slice(0, 500));
+  const idp = new URL(toIdp.location);
+  assert.equal(idp.origin, fake.issuer);
+  const code = randomBytes(12).toString('hex');
+  fake.codes.set(code, { nonce: idp.searchParams.get('nonce'), challenge: idp.searchParams.get('code_challenge'), email });
+  const consent = await browser.follow(`${CALLBACK}?code=${code}&state=${encodeURIComponent(idp.searchParams.get('state'))}`);
+  assert.match(consent.url, /\/oauth\/consent\?/, consent.html.slice(0, 500));
+  const back = await browser.submit(consent, 'decision', { decision: 'allow' });
+  const tokens = await redeem(auth, back.location);
+  const claims = decodeJwt(tokens.access_token);
+  assert.equal(claims.org_id, org.id);
+  assert.match(claims.sub, /^usr_/);
+
+  // The MCP server is told, through the validator.
+  const seen = await headersAtMcpServer(tokens.access_token);
+  assert.equal(seen['x-portcullis-org-id'], org.id);
+  assert.equal(seen['x-portcullis-sub'], claims.sub);
+
+  // A refresh keeps it.
+  const refreshed = await refreshGrant(auth, tokens.refresh_token);
+  assert.equal(refreshed.status, 200, refreshed.text);
+  assert.equal(decodeJwt(refreshed.json.access_token).org_id, org.id);
+
+  // The session's next authorizations, without a sign-in, naming no organization or this one.
+  for (const params of [{}, { organization_id: org.id }]) {
+    const next = await authorization(params);
+    const again = await authorizeSignedIn(browser, next);
+    assert.equal(decodeJwt((await redeem(next, again.location)).access_token).org_id, org.id, JSON.stringify(params));
+  }
+  // A request that names another organization does not continue this session.
+  const silent = await browser.follow((await authorization({ organization_id: other.id, prompt: 'none' })).href);
+  assert.equal(new URL(silent.location).searchParams.get('error'), 'login_required', silent.location);
+  assert.equal(await firstStop(browser, { organization_id: other.id }), '/oauth/login', 'signs in again');
+
+  // The membership removed: its grants are revoked (the refresh fails), and the session that
+  // signed in through it ends (the next authorization signs in again).
+  const removed = await api('DELETE', `/api/v1/organizations/${org.id}/users/${claims.sub}`);
+  assert.equal(removed.status, 204, removed.text);
+  const refused = await refreshGrant(auth, refreshed.json.refresh_token);
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(refused.json.error, 'invalid_grant');
+  assert.equal(await firstStop(browser, {}), '/oauth/login', 'the session ended with the membership');
 });
 
 // One sign-in through the crafted IdP, as the browser sees it, from the MCP client's

@@ -20,6 +20,7 @@ import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
 import { api, unique } from './management.mjs';
 import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, authorizeInBrowser,
   authorizeUrl, assertSignInPreparesNothing, followNoting, workerTimes } from './sso-fixtures.mjs';
+import { openCode } from './sealed-code.mjs';
 import { Browser } from './browser.mjs';
 import { ScriptedProvider, connect, withAuth } from './sdk-client.mjs';
 
@@ -395,6 +396,10 @@ test('crafted SAML responses: the good one signs in; 16 attacks each end on an e
     assert.match(done.url, /\/oauth\/consent\?/);
     assert.match(done.html, /name="decision"/);
     assert.ok(hasSession(b));
+    // Signed in through the connection's organization: the code (and so its tokens) names it
+    // (docs/oauth.md, "The organization in a token").
+    const back = await b.submit(done, 'decision', { decision: 'allow' });
+    assert.equal(openCode(new URL(back.location).searchParams.get('code'))?.organization_id, ctx.org.id);
   }
 
   const cases = [
@@ -583,6 +588,9 @@ test('IdP-initiated login: refused by default (page and event); enabled, accepte
   assert.equal(consent.status, 200, consent.html.slice(0, 500));
   assert.match(consent.url, /\/oauth\/consent\?/);
   assert.ok(consent.html.includes(who.toLowerCase()));
+  // The session signed in through the connection's organization: its code names it.
+  const issued = await b.submit(consent, 'decision', { decision: 'allow' });
+  assert.equal(openCode(new URL(issued.location).searchParams.get('code'))?.organization_id, ctx.org.id);
 
   // The same Response again: a replay, refused.
   const again = new Browser();

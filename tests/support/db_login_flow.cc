@@ -23,8 +23,9 @@ Result<oauth::LoginRequest> DbLoginFlowDouble::get(const std::string& id, int64_
 }
 
 Status DbLoginFlowDouble::attach_user(const std::string& id, const std::string& user_id,
-                                      int64_t auth_time) {
-  return oauth::LoginRequestStore(db_).attach_user(id, user_id, auth_time);
+                                      int64_t auth_time,
+                                      const std::string& signin_organization_id) {
+  return oauth::LoginRequestStore(db_).attach_user(id, user_id, auth_time, signin_organization_id);
 }
 
 Result<pages::ConsentScreen> DbLoginFlowDouble::describe_consent(const oauth::LoginRequest& r) {

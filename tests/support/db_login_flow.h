@@ -26,7 +26,7 @@ class DbLoginFlowDouble : public oauth::LoginFlow {
 
   Result<oauth::LoginRequest> get(const std::string& login_request_id, int64_t now) override;
   Status attach_user(const std::string& login_request_id, const std::string& user_id,
-                     int64_t auth_time) override;
+                     int64_t auth_time, const std::string& signin_organization_id) override;
   Result<pages::ConsentScreen> describe_consent(const oauth::LoginRequest& request) override;
   Result<http::Response> continue_after_sign_in(server::Context& ctx,
                                                 const oauth::LoginRequest& request) override;

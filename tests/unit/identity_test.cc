@@ -10,6 +10,8 @@
 #include "identity/email_challenges.h"
 #include "identity/session_store.h"
 #include "identity/user_store.h"
+#include "organizations/membership_store.h"
+#include "organizations/organization_store.h"
 #include "store/migrate.h"
 
 using namespace portcullis;
@@ -173,6 +175,49 @@ BOOST_AUTO_TEST_CASE(session_cookies_and_lookup) {
   BOOST_TEST(secure.current(with_cookie(cookie_pair(*host_cookie)), kNow + 1).has_value());
   BOOST_TEST(secure.clearing_cookie().find("Max-Age=0") != std::string::npos);
   BOOST_TEST(identity::SessionStore::prune(*db, kNow + 10 * 86400).is_ok());
+}
+
+// docs/oauth.md, "The organization in a token": the session remembers the organization it
+// signed in through, and lasts only as long as the user's membership of it.
+BOOST_AUTO_TEST_CASE(a_session_signed_in_through_an_organization_ends_with_the_membership) {
+  auto config = testing::test_config();
+  auto db = migrated_db(config);
+  auto user = *identity::UserStore(*db).find_or_create_by_verified_email(
+      *identity::normalize_email(unique_email("org-sess")));
+  organizations::OrganizationFields fields;
+  fields.display_name = "Unit " + new_id("org_");
+  auto org = organizations::OrganizationStore(*db).create(fields);
+  BOOST_REQUIRE(org.is_ok());
+  organizations::MembershipStore memberships(*db);
+  BOOST_REQUIRE(
+      memberships.put(org->id, user.id, organizations::MembershipFields{}, "sso").is_ok());
+
+  config::Config local = *config;
+  local.base_url = "http://127.0.0.1:8080";
+  identity::SessionStore sessions(*db, local);
+  auto through_org = sessions.create(user.id, kNow, with_cookie(""), kNow, org->id);
+  auto plain = sessions.create(user.id, kNow, with_cookie(""), kNow);
+  BOOST_REQUIRE(through_org.is_ok());
+  BOOST_REQUIRE(plain.is_ok());
+  auto current = sessions.current(with_cookie(cookie_pair(*through_org)), kNow + 1);
+  BOOST_REQUIRE(current.has_value());
+  BOOST_TEST(current->organization_id == org->id);
+  BOOST_TEST(sessions.current(with_cookie(cookie_pair(*plain)), kNow + 1)->organization_id == "");
+
+  // A deactivated membership ends the organization's session, not the other one; active again,
+  // the session is back (it was never revoked).
+  organizations::MembershipFields inactive;
+  inactive.status = "inactive";
+  BOOST_REQUIRE(memberships.put(org->id, user.id, inactive, "sso").is_ok());
+  BOOST_TEST(!sessions.current(with_cookie(cookie_pair(*through_org)), kNow + 1));
+  BOOST_TEST(sessions.current(with_cookie(cookie_pair(*plain)), kNow + 1).has_value());
+  BOOST_REQUIRE(
+      memberships.put(org->id, user.id, organizations::MembershipFields{}, "sso").is_ok());
+  BOOST_TEST(sessions.current(with_cookie(cookie_pair(*through_org)), kNow + 1).has_value());
+  // Removed: ended.
+  BOOST_REQUIRE(memberships.remove(org->id, user.id).is_ok());
+  BOOST_TEST(!sessions.current(with_cookie(cookie_pair(*through_org)), kNow + 1));
+  BOOST_TEST(sessions.current(with_cookie(cookie_pair(*plain)), kNow + 1).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(codes_expire_are_single_use_and_die_after_five_attempts) {

@@ -13,6 +13,7 @@
 #include "db_fixture.h"
 #include "db_login_flow.h"
 #include "keys/key_ring.h"
+#include "oauth/signin_organization.h"
 #include "signin_routes.h"
 #include "store/migrate.h"
 
@@ -414,4 +415,25 @@ BOOST_AUTO_TEST_CASE(deactivated_users_and_mail_failures) {
   BOOST_TEST(down.header("Retry-After").has_value());
   // The code that never left is dead.
   BOOST_TEST(s->get("/oauth/login/code", "login_request_id=" + lr2.first).status == 303);
+}
+
+// The rules of lib/oauth/signin_organization.h, pure.
+BOOST_AUTO_TEST_CASE(the_organization_a_sign_in_went_through) {
+  using oauth::signin_organization;
+  // The organization that proved the user wins, whatever the request named.
+  BOOST_TEST(signin_organization("org_a", "", "") == "org_a");
+  BOOST_TEST(signin_organization("org_a", "org_b", "active") == "org_a");
+  // A named organization only with an active membership: a hint is the client's choice.
+  BOOST_TEST(signin_organization("", "org_b", "active") == "org_b");
+  for (const char* status : {"", "inactive", "pending"}) {
+    BOOST_TEST(signin_organization("", "org_b", status) == "", status);
+  }
+  BOOST_TEST(signin_organization("", "", "active") == "");
+
+  // A session serves a request naming no organization, or its own; another one signs in again.
+  BOOST_TEST(oauth::session_serves("org_a", ""));
+  BOOST_TEST(oauth::session_serves("org_a", "org_a"));
+  BOOST_TEST(oauth::session_serves("", ""));
+  BOOST_TEST(!oauth::session_serves("org_a", "org_b"));
+  BOOST_TEST(!oauth::session_serves("", "org_b"));
 }
