@@ -18,8 +18,8 @@ const read = 'SELECT g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.aut
   'refresh_tokens c WHERE c.parent_hash = t.token_hash), u.active, r.id AS resource, r.server_url, ' +
   'r.access_token_ttl_seconds, r.access_token_signing_alg FROM refresh_tokens t JOIN grants g ON g.id = t.grant_id ' +
   'LEFT JOIN users u ON u.id = g.user_id LEFT JOIN resources r ON r.id = g.resource_id WHERE t.token_hash = ?';
+// None on a stack whose refreshes are all sealed: the stored token's steps are skipped then.
 const [rotated] = await conn.query('SELECT parent_hash FROM refresh_tokens WHERE parent_hash IS NOT NULL LIMIT 1');
-if (!rotated) throw new Error('no rotated refresh token in the database: run a refresh first (bench/compare)');
 const data = '{"grant_id":"grt_bench","grant_type":"refresh_token","jti":"grt_bench.0123456789abcdefghijkl","scope":"bench:read","token_type":"Bearer"}';
 let serial = Date.now() * 1000;
 const sha = (s) => createHash('sha256').update(s).digest();
@@ -30,11 +30,33 @@ const call = (db) => () => {
     sha(id), 'grt_bench', sha(`p${id}`), new Date(), 1800000000,
   ]);
 };
+// A sealed refresh token's read (lib/tokens/grants.cc, find_refresh_token) and its refresh's one
+// statement (sql/0094), on one live grant of the scratch copy of grants (its user in the scratch
+// copy of users, its resource the stack's), whose generation moves by one each rotation.
+const grantRead = 'SELECT g.id, g.user_id, g.client_id, g.resource_id, g.scope, g.auth_time, g.organization_id, ' +
+  'g.absolute_expires_at, g.revoked_at, g.dpop_jkt, g.refresh_generation, u.active, r.id AS resource, r.server_url, ' +
+  'r.access_token_ttl_seconds, r.access_token_signing_alg FROM refresh_db_scratch.grants g LEFT JOIN users u ON u.id = g.user_id ' +
+  'LEFT JOIN resources r ON r.id = g.resource_id WHERE g.id = ?';
+const [live] = await conn.query('SELECT id, refresh_generation FROM refresh_db_scratch.grants WHERE revoked_at IS NULL AND absolute_expires_at > UNIX_TIMESTAMP() ' +
+  'AND id > (SELECT MIN(id) FROM refresh_db_scratch.grants) ORDER BY id DESC LIMIT 1');
+if (!live) throw new Error('fewer than two grants in the database: run a refresh first (bench/compare)');
+let generation = Number(live.refresh_generation);
+const rotate = () => {
+  const id = `evt_${(serial++).toString(36).padStart(26, '0')}`;
+  return conn.execute(`CALL refresh_db_scratch.portcullis_rotate_grant(${'?, '.repeat(12)}?)`, [
+    live.id, generation++, Math.floor(Date.now() / 1000), id, 'token.refreshed', new Date(), null, 'usr_bench', 'res_bench', 'dcr_bench', '127.0.0.1',
+    null, data,
+  ]);
+};
 const clientSteps = [
   ['round trip: DO 1', () => conn.execute('DO 1')],
-  ['the refresh read (SELECT)', () => conn.execute(read, [rotated.parent_hash])],
-  ['the refresh write (CALL), events with its indexes', call('refresh_db_scratch')],
-  ['the refresh write (CALL), events without secondary indexes', call('refresh_db_noidx')],
+  ...(rotated ? [
+    ['the refresh read (SELECT)', () => conn.execute(read, [rotated.parent_hash])],
+    ['the refresh write (CALL), events with its indexes', call('refresh_db_scratch')],
+    ['the refresh write (CALL), events without secondary indexes', call('refresh_db_noidx')],
+  ] : []),
+  ['sealed: the read of the grant by primary key (SELECT), only when the rotation matched nothing', () => conn.execute(grantRead, [live.id])],
+  ['sealed: the refresh\'s one statement (CALL portcullis_rotate_grant)', rotate],
 ];
 const serverSteps = [
   ['in the server: the loop alone', 'refresh_db_scratch', 'none'],
@@ -42,6 +64,7 @@ const serverSteps = [
   ['in the server: the event INSERT, with its indexes', 'refresh_db_scratch', 'event'],
   ['in the server: the event INSERT, no secondary index', 'refresh_db_noidx', 'event'],
   ['in the server: the outbox mark INSERT', 'refresh_db_scratch', 'mark'],
+  ['in the server: a grant\'s generation UPDATE (sealed)', 'refresh_db_scratch', 'generation'],
 ];
 const results = new Map();
 const note = (label, us) => { if (!results.has(label)) results.set(label, []); results.get(label).push(us); };

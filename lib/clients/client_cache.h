@@ -14,9 +14,9 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 
 #include "clients/clients.h"
+#include "core/ttl_cache.h"
 
 namespace portcullis::oauth {
 
@@ -34,11 +34,7 @@ class ClientCache {
   void clear() { entries_.clear(); }
 
  private:
-  struct Entry {
-    AuthenticatableClient client;
-    int64_t expires_at = 0;
-  };
-  std::unordered_map<std::string, Entry> entries_;
+  TtlCache<AuthenticatableClient> entries_{kTtlSeconds, kMaxEntries};
 };
 
 }  // namespace portcullis::oauth

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "clients/clients.h"
+#include "clients/resource_cache.h"
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "core/telemetry.h"
@@ -14,6 +15,7 @@
 #include "tokens/codes.h"
 #include "tokens/grants.h"
 #include "tokens/sealed_code.h"
+#include "tokens/sealed_refresh.h"
 
 namespace portcullis::oauth {
 namespace {
@@ -202,9 +204,9 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
       tokens_event(ctx, grant, out, events::type::kTokenIssued, "authorization_code", dpop_jkt);
   // The grant, its refresh token and token.issued: one CALL, one transaction
   // (GrantStore::create_from_code, sql/0093_sealed_codes.sql).
-  auto stored_grant =
-      grants.create_from_code(grant, now, services.config.refresh_token_idle_seconds,
-                              client.allows_grant("refresh_token"), issued);
+  auto stored_grant = grants.create_from_code(services.master_key, grant, now,
+                                              services.config.refresh_token_idle_seconds,
+                                              client.allows_grant("refresh_token"), issued);
   if (!stored_grant) {
     if (stored_grant.status().code() != Code::kAlreadyExists) return stored_grant.status();
     // Another exchange of this code committed its grant first (here or on another node).
@@ -218,6 +220,116 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
   return out;
 }
 
+namespace {
+
+// A refresh decided on `presented`: the checks in the order that gives each refusal its message,
+// the access token signed, then the one write (grants.h). With `from_token` the state is the
+// opened token's alone (opened_refresh_state): any refusal, and a rotation that matches nothing,
+// sets `undecided` instead, for the caller to read the grant and decide again on what the store
+// holds; so a refusal's answer, and a reuse's revocation, never rest on the token alone.
+Result<UserTokens> refresh_grant(server::Context& ctx, const ClientInfo& client,
+                                 const http::Form& form, int64_t now, const std::string& dpop_jkt,
+                                 GrantStore& grants, const RefreshTokenState& presented,
+                                 const std::string& token, bool from_token, bool& undecided) {
+  server::Services& services = ctx.services;
+  const Grant& grant = presented.grant;
+  auto refuse = [&](Status refusal) -> Status {
+    if (from_token) undecided = true;
+    return refusal;
+  };
+  auto reuse_detected = [&]() -> Status {
+    // A rotated-out token came back: one of the two holders is not the client.
+    telemetry::count(telemetry::Counter::kRefreshReuseDetected);
+    PORTCULLIS_RETURN_IF_ERROR(
+        revoke_with_event(ctx, grants, grant.id, "refresh_reuse", now,
+                          token_event(ctx, events::type::kTokenRefreshReuseDetected, grant)));
+    return invalid_grant("the refresh token was already used; the grant is revoked");
+  };
+  if (grant.client_id != client.client_id) {
+    return refuse(invalid_grant("the refresh token was issued to another client"));
+  }
+  if (grant.revoked_at) return refuse(invalid_grant("the grant was revoked"));
+  if (presented.rotated) return reuse_detected();  // never from the token alone
+  if (presented.expires_at <= now || grant.absolute_expires_at <= now) {
+    return refuse(invalid_grant("the refresh token has expired"));
+  }
+  if (Status bound = check_dpop_binding(grant.dpop_jkt, dpop_jkt, "the refresh token");
+      !bound.is_ok()) {
+    return refuse(std::move(bound));
+  }
+  if (!presented.user_active) return refuse(invalid_grant("the user no longer exists"));
+  if (!*presented.user_active) return refuse(invalid_grant("the user is deactivated"));
+  if (!presented.resource) return refuse(invalid_grant("the resource no longer exists"));
+  auto resource = token_resource(*presented.resource, form, "resource differs from the grant's");
+  if (!resource) return refuse(resource.status());
+  std::set<std::string> granted = format::scope_set(grant.scope);
+  std::set<std::string> scopes = granted;
+  if (auto requested = form.get("scope"); requested && !requested->empty()) {
+    scopes = format::scope_set(*requested);
+    for (const auto& s : scopes) {
+      if (!granted.count(s)) {
+        return refuse(
+            Status::invalid_argument("scope " + s + " was not granted; a refresh can only narrow")
+                .with_reason("invalid_scope"));
+      }
+    }
+  }
+  UserTokens out;
+  out.scope = format::join_scopes(scopes);
+  // Signed before the rotation is stored, so a signing failure leaves the presented token live.
+  PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
+                              mint_for_grant(services, *resource, grant, out.scope, now, dpop_jkt));
+  // The successor and token.refreshed in one statement (GrantStore).
+  const events::Event refreshed =
+      tokens_event(ctx, grant, out, events::type::kTokenRefreshed, "refresh_token", dpop_jkt);
+  auto rotated =
+      grants.rotate_refresh_token(services.master_key, presented, token, now,
+                                  services.config.refresh_token_idle_seconds, &refreshed);
+  if (!rotated) {
+    // Matched nothing: from the token alone, the grant's row tells why; after a read, another
+    // request rotated this token between our read and our write: reuse.
+    if (rotated.status().code() == Code::kAlreadyExists) {
+      return from_token ? refuse(rotated.status()) : reuse_detected();
+    }
+    return rotated.status();
+  }
+  out.refresh_token = std::move(rotated).value();
+  out.grant_id = grant.id;
+  out.user_id = grant.user_id;
+  out.resource_id = grant.resource_id;
+  tokens_issued(ctx, client, "refresh_token");
+  return out;
+}
+
+// A sealed token's refresh from the token alone and the resource cache (clients/
+// resource_cache.h): nullopt when it needs the grant read (refused, or not rotated).
+std::optional<Result<UserTokens>> refresh_from_token(server::Context& ctx, const ClientInfo& client,
+                                                     const http::Form& form, int64_t now,
+                                                     const std::string& dpop_jkt,
+                                                     GrantStore& grants,
+                                                     const SealedRefresh& sealed,
+                                                     const std::string& token) {
+  std::optional<RefreshTokenState> state = opened_refresh_state(sealed, client.client_id);
+  if (!state) return std::nullopt;
+  auto resource =
+      ResourceCache::of_this_worker().get(ctx.services.db, state->grant.resource_id, now);
+  if (!resource) {
+    if (resource.status().code() == Code::kNotFound) return std::nullopt;
+    return Result<UserTokens>(resource.status());
+  }
+  state->resource = GrantResource{.id = resource->id,
+                                  .server_url = resource->server_url,
+                                  .access_token_ttl_seconds = resource->access_token_ttl_seconds,
+                                  .access_token_signing_alg = resource->access_token_signing_alg};
+  bool undecided = false;
+  Result<UserTokens> out =
+      refresh_grant(ctx, client, form, now, dpop_jkt, grants, *state, token, true, undecided);
+  if (undecided) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
 Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& client,
                                         const http::Form& form, int64_t now,
                                         const std::string& dpop_jkt) {
@@ -230,70 +342,26 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   server::Services& services = ctx.services;
   GrantStore grants(services.db);
 
-  // One read, one write (grants.h): the read decides, and the INSERT of the successor lets only
-  // one presentation of the token win, so no lock is held across the signature.
-  auto presented = grants.find_refresh_token(token);
+  // A sealed token: one write and no read when it refreshes (grants.h). A token that does not
+  // open is unknown: it revokes nothing.
+  if (!is_stored_refresh_token(token)) {
+    const std::optional<SealedRefresh> sealed = open_refresh_token(services.master_key, token);
+    if (!sealed) return invalid_grant("unknown refresh token");
+    if (auto decided =
+            refresh_from_token(ctx, client, form, now, dpop_jkt, grants, *sealed, token)) {
+      return std::move(*decided);
+    }
+  }
+  // A stored token, or a sealed one refused or not rotated: one read, then the same decision on
+  // what the store holds (a reuse revokes the grant), and the write when it refreshes.
+  auto presented = grants.find_refresh_token(services.master_key, token);
   if (!presented) {
     if (presented.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
     return presented.status();
   }
-  const Grant& grant = presented->grant;
-  auto reuse_detected = [&]() -> Status {
-    // A rotated-out token came back: one of the two holders is not the client.
-    telemetry::count(telemetry::Counter::kRefreshReuseDetected);
-    PORTCULLIS_RETURN_IF_ERROR(
-        revoke_with_event(ctx, grants, grant.id, "refresh_reuse", now,
-                          token_event(ctx, events::type::kTokenRefreshReuseDetected, grant)));
-    return invalid_grant("the refresh token was already used; the grant is revoked");
-  };
-  if (grant.client_id != client.client_id) {
-    return invalid_grant("the refresh token was issued to another client");
-  }
-  if (grant.revoked_at) return invalid_grant("the grant was revoked");
-  if (presented->rotated) return reuse_detected();
-  if (presented->expires_at <= now || grant.absolute_expires_at <= now) {
-    return invalid_grant("the refresh token has expired");
-  }
-  PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(grant.dpop_jkt, dpop_jkt, "the refresh token"));
-  if (!presented->user_active) return invalid_grant("the user no longer exists");
-  if (!*presented->user_active) return invalid_grant("the user is deactivated");
-  if (!presented->resource) return invalid_grant("the resource no longer exists");
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      const Resource resource,
-      token_resource(*presented->resource, form, "resource differs from the grant's"));
-  std::set<std::string> granted = format::scope_set(grant.scope);
-  std::set<std::string> scopes = granted;
-  if (auto requested = form.get("scope"); requested && !requested->empty()) {
-    scopes = format::scope_set(*requested);
-    for (const auto& s : scopes) {
-      if (!granted.count(s)) {
-        return Status::invalid_argument("scope " + s +
-                                        " was not granted; a refresh can only narrow")
-            .with_reason("invalid_scope");
-      }
-    }
-  }
-  UserTokens out;
-  out.scope = format::join_scopes(scopes);
-  // Signed before the rotation is stored, so a signing failure leaves the presented token live.
-  PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
-                              mint_for_grant(services, resource, grant, out.scope, now, dpop_jkt));
-  // The successor and token.refreshed in one statement (GrantStore): still one read, one write.
-  const events::Event refreshed =
-      tokens_event(ctx, grant, out, events::type::kTokenRefreshed, "refresh_token", dpop_jkt);
-  auto rotated = grants.rotate_refresh_token(
-      grant, token, now, services.config.refresh_token_idle_seconds, &refreshed);
-  if (!rotated) {
-    // Another request rotated this token between our read and our write: reuse.
-    if (rotated.status().code() == Code::kAlreadyExists) return reuse_detected();
-    return rotated.status();
-  }
-  out.refresh_token = std::move(rotated).value();
-  out.grant_id = grant.id;
-  out.user_id = grant.user_id;
-  out.resource_id = grant.resource_id;
-  tokens_issued(ctx, client, "refresh_token");
-  return out;
+  bool undecided = false;
+  return refresh_grant(ctx, client, form, now, dpop_jkt, grants, *presented, token, false,
+                       undecided);
 }
 
 }  // namespace portcullis::oauth

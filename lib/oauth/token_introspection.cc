@@ -54,9 +54,9 @@ Result<MaybeJwt> verify_access_token(server::Services& services, const std::stri
 }
 
 // The presented refresh token, or nullopt when it is not one of ours.
-Result<std::optional<RefreshTokenState>> find_refresh_token(store::Db& db,
+Result<std::optional<RefreshTokenState>> find_refresh_token(server::Services& services,
                                                             const std::string& token) {
-  auto found = GrantStore(db).find_refresh_token(token);
+  auto found = GrantStore(services.db).find_refresh_token(services.master_key, token);
   if (!found) {
     if (found.status().code() == Code::kNotFound) return std::optional<RefreshTokenState>();
     return found.status();
@@ -86,7 +86,7 @@ Result<Json::Value> introspect(server::Services& services, const std::string& to
     v["token_type"] = json::find_member(c, "cnf") ? "DPoP" : "Bearer";
     return v;
   }
-  PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services.db, token));
+  PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services, token));
   if (!refresh) return inactive();
   const int64_t expires_at = std::min(refresh->expires_at, refresh->grant.absolute_expires_at);
   if (refresh->rotated || refresh->grant.revoked_at || expires_at <= now) return inactive();
@@ -106,7 +106,7 @@ Status revoke(server::Context& ctx, const ClientInfo& client, const std::string&
   server::Services& services = ctx.services;
   GrantStore grants(services.db);
   auto revoke_refresh = [&]() -> Result<bool> {
-    PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services.db, token));
+    PORTCULLIS_ASSIGN_OR_RETURN(auto refresh, find_refresh_token(services, token));
     if (!refresh) return false;
     if (refresh->grant.client_id != client.client_id) return true;  // not theirs: silently ignored
     events::Event e = ctx.event(events::type::kTokenRevoked);

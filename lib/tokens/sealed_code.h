@@ -7,13 +7,9 @@
 // the key refuses the other); a code whose grant exists was used, and presenting it again
 // revokes that grant.
 //
-// Format (base64url without padding of the bytes):
-//
-//   12-byte random salt | crypto::MasterKey sealed value (0x01 | nonce | ciphertext | tag)
-//
-// sealed with the key HKDF-SHA-256(master key, salt, "portcullis.authorization-code.v1"), a
-// key per code (crypto::MasterKey::derive_key), with "authorization_code" as additional data.
-// The plaintext is encode_sealed_code() below.
+// Format: the envelope of tokens/sealed_value.h (a random salt, then AES-256-GCM under the key
+// HKDF-SHA-256(master key, salt, "portcullis.authorization-code.v1"), a key per code), with
+// "authorization_code" as additional data. The plaintext is encode_sealed_code() below.
 #pragma once
 
 #include <cstdint>
@@ -23,14 +19,9 @@
 
 #include "core/status.h"
 #include "crypto/aead.h"
+#include "tokens/sealed_value.h"
 
 namespace portcullis::oauth {
-
-// The bytes of binding_digest(): a SHA-256 cut to 128 bits, which the code carries instead of
-// values that may be long (a CIMD client's id is a URL, a redirect URI too) and that the
-// exchange only compares with what it is given.
-inline constexpr size_t kBindingDigestBytes = 16;
-std::string binding_digest(std::string_view value);
 
 struct SealedCode {
   std::string grant_id;             // the grant its exchange creates (grt_…)

@@ -404,6 +404,125 @@ test('refresh: rotation, reuse detection revokes the family, scope may only narr
   assert.deepEqual((await introspect(r2.json.access_token)).json, { active: false });
 });
 
+// A sealed refresh token (docs/oauth.md, "The refresh token") is stored nowhere: its grant's row
+// holds the generation that is live.
+const grantOf = (accessToken) => decodeJwt(accessToken).jti.split('.')[0];
+const generationOf = (grantId) => Number(dbQuery(`SELECT refresh_generation FROM grants WHERE id = '${grantId}'`)[0][0]);
+const revokedAt = (grantId) => dbQuery(`SELECT COALESCE(revoked_at, 'live') FROM grants WHERE id = '${grantId}'`)[0][0];
+
+test('refresh: a sealed token moves its grant\'s generation; a forged or altered one is invalid_grant and revokes nothing', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const t0 = (await exchange(publicClient, a.code, a.verifier)).json;
+  const grant = grantOf(t0.access_token);
+  assert.equal(generationOf(grant), 0);
+  assert.equal(dbQuery(`SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = '${grant}'`)[0][0], '0');
+  // Each character changed in turn (a sample of them), a truncation, another length, a stored
+  // token's shape that names nothing: unknown, nothing revoked.
+  const forged = [t0.refresh_token.slice(0, -1), t0.refresh_token + 'A', randomBytes(32).toString('base64url'), randomBytes(200).toString('base64url')];
+  for (const i of [0, 5, 17, 40, Math.floor(t0.refresh_token.length / 2), t0.refresh_token.length - 1]) {
+    const c = t0.refresh_token[i] === 'A' ? 'B' : 'A';
+    forged.push(t0.refresh_token.slice(0, i) + c + t0.refresh_token.slice(i + 1));
+  }
+  for (const token of forged) {
+    const r = await refresh(publicClient, token);
+    assertOAuthError(assert, r, 400, 'invalid_grant');
+    assert.equal(r.json.error_description, 'unknown refresh token');
+  }
+  assert.equal(revokedAt(grant), 'live');
+  assert.equal(generationOf(grant), 0);
+  const r1 = await refresh(publicClient, t0.refresh_token);
+  assert.equal(r1.status, 200, r1.text);
+  assert.equal(r1.json.scope, 'todo:read');
+  assert.equal(grantOf(r1.json.access_token), grant);
+  assert.equal(generationOf(grant), 1);
+  assert.equal((await introspect(r1.json.refresh_token)).json.active, true);
+  // The previous generation again: reuse, the grant is revoked with every token under it.
+  const reused = await refresh(publicClient, t0.refresh_token);
+  assertOAuthError(assert, reused, 400, 'invalid_grant');
+  assert.match(reused.json.error_description, /already used/);
+  assert.notEqual(revokedAt(grant), 'live');
+  assert.deepEqual((await introspect(r1.json.refresh_token)).json, { active: false });
+  assert.deepEqual((await introspect(r1.json.access_token)).json, { active: false });
+  assertOAuthError(assert, await refresh(publicClient, r1.json.refresh_token), 400, 'invalid_grant');
+});
+
+test('refresh: of concurrent presentations of one sealed token exactly one wins, and the grant is revoked', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const t0 = (await exchange(publicClient, a.code, a.verifier)).json;
+  const grant = grantOf(t0.access_token);
+  const answers = await Promise.all(Array.from({ length: 6 }, () => refresh(publicClient, t0.refresh_token)));
+  const won = answers.filter((r) => r.status === 200);
+  assert.equal(won.length, 1, answers.map((r) => r.text).join('\n'));
+  for (const r of answers.filter((r) => r.status !== 200)) assertOAuthError(assert, r, 400, 'invalid_grant');
+  assert.equal(generationOf(grant), 1);
+  assert.notEqual(revokedAt(grant), 'live');
+  assert.deepEqual((await introspect(won[0].json.access_token)).json, { active: false });
+  assertOAuthError(assert, await refresh(publicClient, won[0].json.refresh_token), 400, 'invalid_grant');
+});
+
+test('refresh: the rotation itself refuses a deactivated or removed user and an expired grant, with the read\'s answer', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const t0 = (await exchange(publicClient, a.code, a.verifier)).json;
+  const grant = grantOf(t0.access_token);
+  const user = decodeJwt(t0.access_token).sub;
+  // Changed behind the service's back (no revocation): only the rotation's own checks see it.
+  dbQuery(`UPDATE users SET active = FALSE WHERE id = '${user}'`);
+  const inactive = await refresh(publicClient, t0.refresh_token);
+  assertOAuthError(assert, inactive, 400, 'invalid_grant');
+  assert.equal(inactive.json.error_description, 'the user is deactivated');
+  assert.equal(generationOf(grant), 0);
+  dbQuery(`UPDATE users SET active = TRUE WHERE id = '${user}'`);
+  dbQuery(`UPDATE grants SET absolute_expires_at = UNIX_TIMESTAMP() - 1 WHERE id = '${grant}'`);
+  const expired = await refresh(publicClient, t0.refresh_token);
+  assertOAuthError(assert, expired, 400, 'invalid_grant');
+  assert.equal(expired.json.error_description, 'the refresh token has expired');
+  assert.equal(generationOf(grant), 0);
+  dbQuery(`UPDATE grants SET absolute_expires_at = UNIX_TIMESTAMP() + 3600 WHERE id = '${grant}'`);
+  // Neither refusal revoked anything: the same token still refreshes.
+  const r1 = await refresh(publicClient, t0.refresh_token);
+  assert.equal(r1.status, 200, r1.text);
+  assert.equal(revokedAt(grant), 'live');
+  // The user removed (its grants revoked, as the management API does): invalid_grant.
+  assert.equal((await api('DELETE', `/api/v1/users/${user}`)).status, 204);
+  assertOAuthError(assert, await refresh(publicClient, r1.json.refresh_token), 400, 'invalid_grant');
+});
+
+test('refresh: a stored refresh token of before sealed ones still refreshes, and its reuse revokes', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const t0 = (await exchange(publicClient, a.code, a.verifier)).json;
+  const grant = grantOf(t0.access_token);
+  const legacy = randomBytes(32).toString('base64url');
+  dbQuery(`INSERT INTO refresh_tokens (token_hash, grant_id, create_time, expires_at) VALUES (UNHEX(SHA2('${legacy}', 256)), '${grant}', UTC_TIMESTAMP(6), UNIX_TIMESTAMP() + 3600)`);
+  assert.equal((await introspect(legacy)).json.active, true);
+  const r1 = await refresh(publicClient, legacy);
+  assert.equal(r1.status, 200, r1.text);
+  assert.equal(r1.json.refresh_token.length, legacy.length); // its successor is stored too
+  const r2 = await refresh(publicClient, r1.json.refresh_token);
+  assert.equal(r2.status, 200, r2.text);
+  assertOAuthError(assert, await refresh(publicClient, legacy), 400, 'invalid_grant');
+  assert.notEqual(revokedAt(grant), 'live');
+  assert.deepEqual((await introspect(r2.json.access_token)).json, { active: false });
+});
+
+test('revocation and introspection of a sealed refresh token: a client revokes only its own grant', async () => {
+  const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
+  const t0 = (await exchange(publicClient, a.code, a.verifier)).json;
+  const grant = grantOf(t0.access_token);
+  const r1 = (await refresh(publicClient, t0.refresh_token)).json;
+  const live = (await introspect(r1.refresh_token)).json;
+  assert.equal(live.active, true);
+  assert.equal(live.client_id, publicClient.client_id);
+  // The rotated-out generation introspects inactive; the grant stands.
+  assert.deepEqual((await introspect(t0.refresh_token)).json, { active: false });
+  const other = await register(R1, { client_name: 'Other3', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_uri: `https://${uniq()}.example` });
+  assert.equal((await http('/oauth/revoke', { method: 'POST', form: { token: r1.refresh_token, client_id: other.client_id } })).status, 200);
+  assert.equal(revokedAt(grant), 'live');
+  assert.equal((await http('/oauth/revoke', { method: 'POST', form: { token: r1.refresh_token, client_id: publicClient.client_id } })).status, 200);
+  assert.notEqual(revokedAt(grant), 'live');
+  assert.deepEqual((await introspect(r1.refresh_token)).json, { active: false });
+  assertOAuthError(assert, await refresh(publicClient, r1.refresh_token), 400, 'invalid_grant');
+});
+
 test('confidential clients must authenticate; grant types outside OAuth 2.1 are refused', async () => {
   const a = await authorizeInteractively(confidentialClient, { scope: 'todo:read' });
   const none = await http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, client_id: confidentialClient.client_id } });

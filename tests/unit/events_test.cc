@@ -253,12 +253,22 @@ BOOST_AUTO_TEST_CASE(a_refresh_token_and_its_event_are_written_together_and_fann
   };
   const int64_t before = total();
   oauth::Grant grant;
-  grant.id = new_id("grt_");
   grant.user_id = new_id("usr_");
+  grant.client_id = "dcr_01jd3k0000000000000000000a";
+  grant.resource_id = new_id("res_");
   grant.absolute_expires_at = unix_now() + 3600;
+  // The rotation refreshes only an active user's grant.
+  BOOST_REQUIRE(db->execute("INSERT INTO users (id, email, metadata, create_time, update_time) "
+                            "VALUES (?, ?, '{}', UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))",
+                            {grant.user_id, grant.user_id + "@example.com"})
+                    .is_ok());
   oauth::GrantStore grants(*db);
-  auto first = grants.issue_refresh_token(grant, unix_now(), 600);
+  BOOST_REQUIRE(grants.create(grant).is_ok());
+  const crypto::MasterKey& master_key = *key;
+  auto first = grants.issue_refresh_token(master_key, grant, unix_now(), 600);
   BOOST_REQUIRE(first.is_ok());
+  auto presented = grants.find_refresh_token(master_key, *first);
+  BOOST_REQUIRE_MESSAGE(presented.is_ok(), presented.status().to_string());
   auto refreshed = [&] {
     events::Event e = events::Event::of(events::type::kTokenRefreshed, {.user_id = grant.user_id});
     e.data["grant_id"] = grant.id;
@@ -266,18 +276,18 @@ BOOST_AUTO_TEST_CASE(a_refresh_token_and_its_event_are_written_together_and_fann
     return e;
   };
   const events::Event won = refreshed();
-  auto second = grants.rotate_refresh_token(grant, *first, unix_now(), 600, &won);
+  auto second = grants.rotate_refresh_token(master_key, *presented, *first, unix_now(), 600, &won);
   BOOST_REQUIRE_MESSAGE(second.is_ok(), second.status().to_string());
   // The same token presented again: the rotation loses, and its event is not written either.
   const events::Event lost = refreshed();
-  auto again = grants.rotate_refresh_token(grant, *first, unix_now(), 600, &lost);
+  auto again = grants.rotate_refresh_token(master_key, *presented, *first, unix_now(), 600, &lost);
   BOOST_TEST(again.status().code() == Code::kAlreadyExists);
   auto rows = [&](const std::string& sql, const std::string& id) {
     auto r = db->query(sql, {id});
     BOOST_REQUIRE(r.is_ok());
     return (*r)[0].i64(0);
   };
-  BOOST_TEST(rows("SELECT COUNT(*) FROM refresh_tokens WHERE grant_id = ?", grant.id) == 2);
+  BOOST_TEST(rows("SELECT refresh_generation FROM grants WHERE id = ?", grant.id) == 1);
   BOOST_TEST(rows("SELECT COUNT(*) FROM events WHERE id = ?", won.id) == 1);
   BOOST_TEST(rows("SELECT COUNT(*) FROM events WHERE id = ?", lost.id) == 0);
   BOOST_TEST(rows("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", lost.id) == 0);

@@ -3,6 +3,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "clients/resource_cache.h"
 #include "core/ids.h"
 #include "db_fixture.h"
 #include "store/migrate.h"
@@ -237,4 +238,35 @@ BOOST_AUTO_TEST_CASE(store_lists_in_creation_order) {
   BOOST_REQUIRE(second->items.size() == 1u);
   BOOST_TEST(second->items[0].id == made[2]);
   BOOST_TEST(second->next_page_token == "");
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_remembers_a_resource_for_a_few_seconds) {
+  auto config = testing::test_config();
+  store::Db db(config->db);
+  BOOST_REQUIRE(store::migrate(db, store::embedded_migrations()).is_ok());
+  ResourceStore store(db);
+  ResourceFields fields;
+  fields.name = "Cached";
+  fields.server_url = "https://" + new_id("cache_") + ".example/mcp";
+  fields.access_token_ttl_seconds = 600;
+  auto made = store.create(fields);
+  BOOST_REQUIRE_MESSAGE(made.is_ok(), made.status().to_string());
+  ResourceCache cache;
+  constexpr int64_t kNow = 1'800'000'000;
+  // Unknown: NotFound.
+  const std::string missing = new_id("res_");
+  BOOST_TEST(cache.get(db, missing, kNow).status().code() == Code::kNotFound);
+  BOOST_TEST(cache.get(db, made->id, kNow)->access_token_ttl_seconds == 600);
+  // An edit reaches the cache's answers once its entry is kTtlSeconds old, not before.
+  ResourceFields longer;
+  longer.access_token_ttl_seconds = 1200;
+  BOOST_REQUIRE(store.update(made->id, longer).is_ok());
+  const int64_t stale = kNow + ResourceCache::kTtlSeconds - 1;
+  BOOST_TEST(cache.get(db, made->id, stale)->access_token_ttl_seconds == 600);
+  const int64_t fresh = kNow + ResourceCache::kTtlSeconds;
+  BOOST_TEST(cache.get(db, made->id, fresh)->access_token_ttl_seconds == 1200);
+  // A deleted resource: gone from the store at once, from the cache after kTtlSeconds.
+  BOOST_REQUIRE(store.remove(made->id).is_ok());
+  BOOST_TEST(cache.get(db, made->id, fresh + ResourceCache::kTtlSeconds).status().code() ==
+             Code::kNotFound);
 }
