@@ -98,11 +98,12 @@ Result<std::optional<http::Response>> to_identity_provider(server::Context& ctx,
   PORTCULLIS_ASSIGN_OR_RETURN(std::optional<sso::Connection> connection,
                               sso::find_realm(ctx.services.db, ctx.services.master_key, hints));
   if (!connection) return std::optional<http::Response>();
-  std::string target = "/sso/start?login_request_id=" + http::url_encode(login.id) +
-                       "&connection_id=" + http::url_encode(connection->id);
-  if (!email.empty()) target += "&login_hint=" + http::url_encode(email);
-  return std::optional<http::Response>(from_form ? pages::continue_to_idp_page(target)
-                                                 : http::Response::see_other(target));
+  std::string query = "login_request_id=" + http::url_encode(login.id) +
+                      "&connection_id=" + http::url_encode(connection->id);
+  if (!email.empty()) query += "&login_hint=" + http::url_encode(email);
+  return std::optional<http::Response>(from_form
+                                           ? pages::continue_to_idp_page(query)
+                                           : http::Response::see_other("/sso/start?" + query));
 }
 
 // The methods this sign-in may offer: the environment's, narrowed to those of the

@@ -138,6 +138,12 @@ Result<MembershipStore::Put> MembershipStore::put(const std::string& organizatio
                       {roles_json(fields.roles), json::write(fields.metadata), fields.status, now,
                        organization_id, user_id})
               .status());
+      // Tokens the user holds through this organization (org_id) end when the membership stops
+      // being active, as they do when it is removed.
+      if (out.membership.status == "active" && fields.status != "active") {
+        PORTCULLIS_RETURN_IF_ERROR(oauth::revoke_grants_of_membership(
+            db_, organization_id, user_id, "membership_deactivated", unix_now()));
+      }
     }
     out.membership.organization_id = organization_id;
     out.membership.user_id = user_id;

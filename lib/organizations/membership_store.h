@@ -59,8 +59,9 @@ class MembershipStore {
     bool created = false;
   };
   // Creates the membership, or replaces its roles, metadata and status (keeping join_time and
-  // provisioned_by). InvalidArgument for bad fields or a malformed organization id; NotFound
-  // when the organization or the user does not exist.
+  // provisioned_by). An active membership made inactive or pending revokes the grants held
+  // through the organization, as remove does. InvalidArgument for bad fields or a malformed
+  // organization id; NotFound when the organization or the user does not exist.
   Result<Put> put(const std::string& organization_id, const std::string& user_id,
                   const MembershipFields& fields, std::string_view provisioned_by);
   // NotFound when there is no such membership.

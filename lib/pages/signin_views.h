@@ -49,10 +49,10 @@ struct LinkView {
 http::Response link_page(const LinkView& view);
 
 // The address belongs to an organization that signs in through its identity provider: a page
-// that goes on to `target` (a same-origin path, /sso/start…) by a GET navigation — the Refresh
-// header and a link — rather than a 303. A 303 answering the e-mail form's POST would be held to
-// that form's CSP form-action, which cannot list every organization's IdP.
-http::Response continue_to_idp_page(const std::string& target);
+// that goes on to /sso/start?`sso_start_query` (a URL-encoded query) by a GET navigation — the
+// Refresh header and a link — rather than a 303. A 303 answering the e-mail form's POST would be
+// held to that form's CSP form-action, which cannot list every organization's IdP.
+http::Response continue_to_idp_page(const std::string& sso_start_query);
 
 // 429 with Retry-After: too many codes for this address or from this network.
 http::Response too_many_codes_page(const std::string& login_request_id, int retry_after_seconds);

@@ -8,6 +8,7 @@
 //   user deleted            revoke_grants_of_deleted_user   (UserStore::remove)
 //   user deactivated        revoke_all_grants(kUser)         (UserStore::update, active → false)
 //   membership removed      revoke_grants_of_membership      (MembershipStore::remove)
+//   membership deactivated  revoke_grants_of_membership      (MembershipStore::put, active →)
 //   organization deleted    revoke_all_grants(kOrganization) (OrganizationStore::remove)
 //   client deleted          revoke_all_grants(kClient)       (ClientStore::remove)
 //   resource deleted        revoke_all_grants(kResource)     (ResourceStore::remove)

@@ -18,7 +18,7 @@ import path from 'node:path';
 import Provider from 'oidc-provider';
 import { SignJWT, UnsecuredJWT, decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { chromium } from 'playwright-core';
-import { baseUrl, varDir, sleep, dbQuery } from './harness.mjs';
+import { baseUrl, varDir, sleep, dbQuery, http, managementToken } from './harness.mjs';
 import { api, unique, createOrg, tokenWithScopes } from './management.mjs';
 import { mcpUrl, resourceId, CHROMIUM_ARGS, orgWithDomain, failureEvent, hasSession, toIdentityProvider, listenTls, closeAll,
   authorizeUrl, assertSignInPreparesNothing, followNoting, workerTimes, authorization, redeem, refreshGrant,
@@ -400,17 +400,10 @@ test('crafted ID tokens: the good one signs in; wrong nonce, aud, issuer, expire
   fake.published = fake.jwks;
 });
 
-// docs/oauth.md, "The organization in a token": the code, its tokens, the refresh and the
-// session's next authorizations name the organization whose connection signed the user in.
-test('org_id: an SSO sign-in\'s tokens name its organization, at the MCP server and after a refresh; the session keeps it; another organization signs in again; removing the membership ends the grants and the session', async () => {
-  fake.mode = 'good';
-  fake.published = fake.jwks;
-  const { org, domain } = await orgWithDomain();
-  await activeOidcConnection(org.id, fake.issuer, fake.clientId, fake.secret);
-  const other = await createOrg();
-  const email = `org.${unique()}@${domain}`;
-  const browser = new Browser();
-  // The request names no organization: the address's domain leads to the connection.
+// A whole sign-in through the crafted IdP for `email` (the request names no organization: the
+// address's domain leads to the connection), allowed at consent: the authorization, its tokens
+// and the access token's claims.
+async function tokensThroughCraftedIdp(browser, email) {
   const auth = await authorization({ login_hint: email });
   const toIdp = await browser.follow(auth.href);
   assert.equal(toIdp.status, 303, toIdp.html.slice(0, 500));
@@ -422,7 +415,20 @@ test('org_id: an SSO sign-in\'s tokens name its organization, at the MCP server 
   assert.match(consent.url, /\/oauth\/consent\?/, consent.html.slice(0, 500));
   const back = await browser.submit(consent, 'decision', { decision: 'allow' });
   const tokens = await redeem(auth, back.location);
-  const claims = decodeJwt(tokens.access_token);
+  return { auth, tokens, claims: decodeJwt(tokens.access_token) };
+}
+
+// docs/oauth.md, "The organization in a token": the code, its tokens, the refresh and the
+// session's next authorizations name the organization whose connection signed the user in.
+test('org_id: an SSO sign-in\'s tokens name its organization, at the MCP server and after a refresh; the session keeps it; another organization signs in again; removing the membership ends the grants and the session', async () => {
+  fake.mode = 'good';
+  fake.published = fake.jwks;
+  const { org, domain } = await orgWithDomain();
+  await activeOidcConnection(org.id, fake.issuer, fake.clientId, fake.secret);
+  const other = await createOrg();
+  const email = `org.${unique()}@${domain}`;
+  const browser = new Browser();
+  const { auth, tokens, claims } = await tokensThroughCraftedIdp(browser, email);
   assert.equal(claims.org_id, org.id);
   assert.match(claims.sub, /^usr_/);
 
@@ -455,6 +461,67 @@ test('org_id: an SSO sign-in\'s tokens name its organization, at the MCP server 
   assert.equal(refused.status, 400, refused.text);
   assert.equal(refused.json.error, 'invalid_grant');
   assert.equal(await firstStop(browser, {}), '/oauth/login', 'the session ended with the membership');
+});
+
+// docs/oauth.md, "The organization in a token": a membership made inactive ends the grants held
+// through its organization as its removal does: the refresh is refused and introspection calls
+// the access token inactive (tests/unit/organizations_test.cc: only those grants).
+test('org_id: deactivating the membership revokes the grants held through the organization', async () => {
+  fake.mode = 'good';
+  fake.published = fake.jwks;
+  const { org, domain } = await orgWithDomain();
+  await activeOidcConnection(org.id, fake.issuer, fake.clientId, fake.secret);
+  const email = `deact.${unique()}@${domain}`;
+  const { auth, tokens, claims } = await tokensThroughCraftedIdp(new Browser(), email);
+  assert.equal(claims.org_id, org.id);
+  const introspect = async (token) => {
+    const r = await http('/oauth/introspect', { method: 'POST', form: { token }, headers: { authorization: `Bearer ${await managementToken()}` } });
+    assert.equal(r.status, 200, r.text);
+    return r.json.active;
+  };
+  assert.equal(await introspect(tokens.access_token), true, 'active before');
+  const put = await api('PUT', `/api/v1/organizations/${org.id}/users/${claims.sub}`, { json: { roles: [], metadata: {}, status: 'inactive' } });
+  assert.equal(put.status, 200, put.text);
+  assert.equal(put.json.status, 'inactive');
+  const refused = await refreshGrant(auth, tokens.refresh_token);
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(refused.json.error, 'invalid_grant');
+  assert.equal(await introspect(tokens.access_token), false, 'revoked');
+  const grantId = claims.jti.split('.')[0];
+  assert.match(grantId, /^[A-Za-z0-9_-]+$/);
+  assert.deepEqual(dbQuery(`SELECT revoke_reason FROM grants WHERE id = '${grantId}'`), [['membership_deactivated']]);
+});
+
+// Home-realm discovery from the e-mail form (docs/oauth.md): the POST is answered with a page,
+// not a redirect (the form's CSP form-action cannot list the IdP). It renders (200, the pages'
+// CSP) with a Continue link to /sso/start that the Refresh header also names, and the link goes
+// on to the IdP.
+test('the e-mail form of an SSO domain answers with a page whose Continue link leads to the IdP', async () => {
+  fake.mode = 'good';
+  const { org, domain } = await orgWithDomain();
+  const connection = await activeOidcConnection(org.id, fake.issuer, fake.clientId, fake.secret);
+  const email = `hrd.${unique()}@${domain}`;
+  const b = new Browser();
+  const login = await b.follow(await authorizeUrl());
+  assert.equal(login.status, 200, login.html.slice(0, 500));
+  const page = await b.submit(login, 'email', { email });
+  assert.equal(page.status, 200, page.html.slice(0, 800));
+  assert.equal(page.location, undefined);
+  assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'.*form-action 'self'/);
+  const link = page.html.match(/<a\b[^>]*\bid="continue"[^>]*\bhref="([^"]*)"[^>]*>Continue<\/a>/);
+  assert.ok(link, page.html.slice(0, 800));
+  const href = link[1].replace(/&amp;/g, '&');
+  assert.equal(page.headers.get('refresh'), `0; url=${href}`);
+  const target = new URL(href, page.url);
+  assert.equal(target.origin + target.pathname, `${baseUrl}/sso/start`);
+  assert.equal(target.searchParams.get('connection_id'), connection.id);
+  assert.equal(target.searchParams.get('login_hint'), email);
+  assert.ok(target.searchParams.get('login_request_id'));
+  const idp = await b.request(target.href);
+  assert.equal(idp.status, 303, idp.html.slice(0, 500));
+  const to = new URL(idp.location);
+  assert.equal(to.origin + to.pathname, `${fake.issuer}/authorize`);
+  assert.equal(to.searchParams.get('login_hint'), email);
 });
 
 // One sign-in through the crafted IdP, as the browser sees it, from the MCP client's

@@ -219,11 +219,13 @@ BOOST_AUTO_TEST_CASE(revocation_cascades_reach_the_deny_list_and_outlive_the_del
   auto db = migrated_db();
   const Organization org = new_org(*db);
   const Organization other_org = new_org(*db);
+  const Organization deactivating_org = new_org(*db);
   const identity::User member = new_user(*db);
   const identity::User deleted = new_user(*db);
   MembershipStore memberships(*db);
   BOOST_REQUIRE(memberships.put(org.id, member.id, MembershipFields{}, "api").is_ok());
   BOOST_REQUIRE(memberships.put(other_org.id, member.id, MembershipFields{}, "api").is_ok());
+  BOOST_REQUIRE(memberships.put(deactivating_org.id, member.id, MembershipFields{}, "api").is_ok());
   BOOST_REQUIRE(memberships.put(org.id, deleted.id, MembershipFields{}, "api").is_ok());
 
   oauth::GrantStore grants(*db);
@@ -242,6 +244,7 @@ BOOST_AUTO_TEST_CASE(revocation_cascades_reach_the_deny_list_and_outlive_the_del
   const std::string through_org = grant_of(member.id, org.id);
   const std::string through_other = grant_of(member.id, other_org.id);
   const std::string without_org = grant_of(member.id, "");
+  const std::string through_deactivated = grant_of(member.id, deactivating_org.id);
   const std::string of_deleted = grant_of(deleted.id, org.id);
   const std::string of_deleted_no_org = grant_of(deleted.id, "");
   auto reason = [&](const std::string& jti) {
@@ -255,7 +258,8 @@ BOOST_AUTO_TEST_CASE(revocation_cascades_reach_the_deny_list_and_outlive_the_del
   int64_t tick = 0;
   auto sync = [&] { BOOST_REQUIRE(deny.sync_if_due(*db, tick += 1000, unix_now()).is_ok()); };
   sync();
-  for (const auto& jti : {through_org, through_other, without_org, of_deleted, of_deleted_no_org}) {
+  for (const auto& jti : {through_org, through_other, without_org, through_deactivated, of_deleted,
+                          of_deleted_no_org}) {
     BOOST_TEST(!deny.revoked(jti));
   }
 
@@ -264,6 +268,17 @@ BOOST_AUTO_TEST_CASE(revocation_cascades_reach_the_deny_list_and_outlive_the_del
   sync();
   BOOST_TEST(deny.revoked(through_org));
   BOOST_TEST(reason(through_org) == "membership_removed");
+  BOOST_TEST(!deny.revoked(through_other));
+  BOOST_TEST(!deny.revoked(without_org));
+  BOOST_TEST(!deny.revoked(through_deactivated));
+
+  // Membership made inactive: the grants held through that organization only, as on removal.
+  MembershipFields inactive;
+  inactive.status = "inactive";
+  BOOST_REQUIRE(memberships.put(deactivating_org.id, member.id, inactive, "api").is_ok());
+  sync();
+  BOOST_TEST(deny.revoked(through_deactivated));
+  BOOST_TEST(reason(through_deactivated) == "membership_deactivated");
   BOOST_TEST(!deny.revoked(through_other));
   BOOST_TEST(!deny.revoked(without_org));
 

@@ -181,6 +181,23 @@ BOOST_AUTO_TEST_CASE(login_page_has_the_stable_hooks) {
   BOOST_TEST(with.body.find("class=\"methods\"") < with.body.find("name=\"email\""));
 }
 
+// Home-realm discovery answering the e-mail form: a page (not a 500) whose link and Refresh
+// header both go to our /sso/start with the given query, escaped in the attribute.
+BOOST_AUTO_TEST_CASE(continue_to_identity_provider_page) {
+  auto r = pages::continue_to_idp_page("login_request_id=lr1&connection_id=con%201&x=%22");
+  BOOST_TEST(r.status == 200);
+  std::string csp = r.header("Content-Security-Policy").value_or("");
+  BOOST_TEST(contains(csp, "default-src 'none'"));
+  BOOST_TEST(contains(csp, "form-action 'self';"), csp);
+  BOOST_TEST(contains(r.body, "<h1 id=\"page-title\">Sign in with your organization</h1>"));
+  BOOST_TEST(
+      contains(r.body,
+               "id=\"continue\" "
+               "href=\"/sso/start?login_request_id=lr1&amp;connection_id=con%201&amp;x=%22\""));
+  BOOST_TEST(r.header("Refresh").value_or("") ==
+             "0; url=/sso/start?login_request_id=lr1&connection_id=con%201&x=%22");
+}
+
 BOOST_AUTO_TEST_CASE(code_and_link_pages) {
   pages::CodeView c{"lr 1", "tok", "a@example.com", "", {"http://127.0.0.1:5000"}};
   auto r = pages::code_page(200, c);
