@@ -3,7 +3,7 @@
 // bench/refresh-db, which made the scratch databases and procedures named here.
 import { execFileSync, spawn } from 'node:child_process';
 import mariadb from '../peer/node_modules/mariadb/promise.js';
-import { ticks as cpuTicks, printResults } from './mariadbd-cpu.mjs';
+import { ticks as cpuTicks, printResults, timeSteps } from './mariadbd-cpu.mjs';
 
 const env = process.env;
 const n = Number(env.BENCH_N);
@@ -81,12 +81,7 @@ const loop = (table, count) => {
 for (const [, step] of clientSteps.slice(1)) for (let i = 0; i < n / 4; i++) await step();
 for (const table of tables) loop(table, n / 4);
 for (let round = 0; round < rounds; round++) {
-  for (const [label, step] of clientSteps) {
-    await step(); // prepared once, outside the count
-    const t0 = ticks();
-    for (let i = 0; i < n; i++) await step();
-    note(label, ((ticks() - t0) * 1e4) / n);
-  }
+  await timeSteps(env.BENCH_DB_PID, clientSteps, n, note);
   // Four times as many: no round trip, so each is cheap; in a new order each round.
   for (const table of round % 2 ? [...tables].reverse() : tables) {
     const t0 = ticks();
