@@ -8,6 +8,7 @@ const n = Number(env.BENCH_N);
 const ticks = () => cpuTicks(env.BENCH_DB_PID);
 const conn = await mariadb.createConnection({
   socketPath: env.BENCH_DB_SOCKET, user: env.BENCH_DB_USER, password: env.BENCH_DB_PASSWORD,
+  checkDuplicate: false, // the read's row has several `id` columns, as the worker reads it
 });
 // The owners every exchange names: the copies' first active user, resource and client.
 const first = async (sql) => {
