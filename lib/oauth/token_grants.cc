@@ -222,22 +222,28 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
 
 namespace {
 
+// What a refresh is decided on: the opened sealed token alone (opened_refresh_state), or the
+// grant as the store holds it (GrantStore::find_refresh_token).
+enum class DecidedOn { kTokenAlone, kStore };
+
 // A refresh decided on `presented`: the checks in the order that gives each refusal its message,
-// the access token signed, then the one write (grants.h). With `from_token` the state is the
-// opened token's alone (opened_refresh_state): any refusal, and a rotation that matches nothing,
-// sets `undecided` instead, for the caller to read the grant and decide again on what the store
-// holds; so a refusal's answer, and a reuse's revocation, never rest on the token alone.
-Result<UserTokens> refresh_grant(server::Context& ctx, const ClientInfo& client,
-                                 const http::Form& form, int64_t now, const std::string& dpop_jkt,
-                                 GrantStore& grants, const RefreshTokenState& presented,
-                                 const std::string& token, bool from_token, bool& undecided) {
+// the access token signed, then the one write (grants.h). On the token alone, any refusal, and a
+// rotation that matches nothing, is nullopt instead: the caller reads the grant and decides
+// again on what the store holds, so a refusal's answer, and a reuse's revocation, never rest on
+// the token alone. On the store, always a value.
+std::optional<Result<UserTokens>> refresh_grant(server::Context& ctx, const ClientInfo& client,
+                                                const http::Form& form, int64_t now,
+                                                const std::string& dpop_jkt, GrantStore& grants,
+                                                const RefreshTokenState& presented,
+                                                const std::string& token, DecidedOn basis) {
   server::Services& services = ctx.services;
   const Grant& grant = presented.grant;
-  auto refuse = [&](Status refusal) -> Status {
-    if (from_token) undecided = true;
-    return refusal;
+  const bool from_token = basis == DecidedOn::kTokenAlone;
+  auto refuse = [&](Status refusal) -> std::optional<Result<UserTokens>> {
+    if (from_token) return std::nullopt;
+    return Result<UserTokens>(std::move(refusal));
   };
-  auto reuse_detected = [&]() -> Status {
+  auto reuse_detected = [&]() -> Result<UserTokens> {
     // A rotated-out token came back: one of the two holders is not the client.
     telemetry::count(telemetry::Counter::kRefreshReuseDetected);
     PORTCULLIS_RETURN_IF_ERROR(
@@ -289,9 +295,9 @@ Result<UserTokens> refresh_grant(server::Context& ctx, const ClientInfo& client,
     // Matched nothing: from the token alone, the grant's row tells why; after a read, another
     // request rotated this token between our read and our write: reuse.
     if (rotated.status().code() == Code::kAlreadyExists) {
-      return from_token ? refuse(rotated.status()) : reuse_detected();
+      return from_token ? std::nullopt : std::optional(reuse_detected());
     }
-    return rotated.status();
+    return Result<UserTokens>(rotated.status());
   }
   out.refresh_token = std::move(rotated).value();
   out.grant_id = grant.id;
@@ -321,11 +327,8 @@ std::optional<Result<UserTokens>> refresh_from_token(server::Context& ctx, const
                                   .server_url = resource->server_url,
                                   .access_token_ttl_seconds = resource->access_token_ttl_seconds,
                                   .access_token_signing_alg = resource->access_token_signing_alg};
-  bool undecided = false;
-  Result<UserTokens> out =
-      refresh_grant(ctx, client, form, now, dpop_jkt, grants, *state, token, true, undecided);
-  if (undecided) return std::nullopt;
-  return out;
+  return refresh_grant(ctx, client, form, now, dpop_jkt, grants, *state, token,
+                       DecidedOn::kTokenAlone);
 }
 
 }  // namespace
@@ -344,8 +347,9 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
 
   // A sealed token: one write and no read when it refreshes (grants.h). A token that does not
   // open is unknown: it revokes nothing.
+  std::optional<SealedRefresh> sealed;
   if (!is_stored_refresh_token(token)) {
-    const std::optional<SealedRefresh> sealed = open_refresh_token(services.master_key, token);
+    sealed = open_refresh_token(services.master_key, token);
     if (!sealed) return invalid_grant("unknown refresh token");
     if (auto decided =
             refresh_from_token(ctx, client, form, now, dpop_jkt, grants, *sealed, token)) {
@@ -354,14 +358,14 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   }
   // A stored token, or a sealed one refused or not rotated: one read, then the same decision on
   // what the store holds (a reuse revokes the grant), and the write when it refreshes.
-  auto presented = grants.find_refresh_token(services.master_key, token);
+  auto presented = sealed ? grants.find_sealed_refresh_token(*sealed)
+                          : grants.find_refresh_token(services.master_key, token);
   if (!presented) {
     if (presented.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
     return presented.status();
   }
-  bool undecided = false;
-  return refresh_grant(ctx, client, form, now, dpop_jkt, grants, *presented, token, false,
-                       undecided);
+  return *refresh_grant(ctx, client, form, now, dpop_jkt, grants, *presented, token,
+                        DecidedOn::kStore);
 }
 
 }  // namespace portcullis::oauth
