@@ -120,6 +120,11 @@ Status revoke_with_event(server::Context& ctx, GrantStore& grants, const std::st
                                std::move(event));
 }
 
+// What a grant is decided on: the opened sealed code or refresh token alone, with this worker's
+// copies of the client and resource (opened_refresh_state, redeem_authorization_code_alone), or
+// what the store holds (the exchange's read of the code's state, GrantStore::find_refresh_token).
+enum class DecidedOn { kTokenAlone, kStore };
+
 // The resource a token is minted for as this worker's copy has it (clients/resource_cache.h):
 // NotFound when it is gone.
 Result<GrantResource> cached_grant_resource(server::Context& ctx, const std::string& resource_id,
@@ -133,19 +138,22 @@ Result<GrantResource> cached_grant_resource(server::Context& ctx, const std::str
 }
 
 // A code exchange decided on `state`: the checks in the order that gives each refusal its
-// message, the access token signed, then the one write (GrantStore::create_from_code). With
-// `alone` the client is this worker's copy and the state is the opened code's alone (unused, its
-// user active, its resource this worker's copy), and the write checks user, client and resource
-// itself: any refusal, and a write that inserted nothing, set `undecided` instead, for the caller
-// to read the client with the code's state and decide again on what the store holds; so a
-// refusal's answer, and a replay's revocation, never rest on the code and the copies alone.
-Result<UserTokens> exchange_code(server::Context& ctx, const ClientInfo& client,
-                                 const std::optional<SealedCode>& code, const CodeState& state,
-                                 const http::Form& form, int64_t now, const std::string& dpop_jkt,
-                                 bool alone, bool& undecided) {
-  auto refuse = [&](Status refusal) -> Status {
-    if (alone) undecided = true;
-    return refusal;
+// message, the access token signed, then the one write (GrantStore::create_from_code). On the
+// code alone the client is this worker's copy and the state is the opened code's alone (unused,
+// its user active, its resource this worker's copy), and the write checks user, client and
+// resource itself: any refusal, and a write that inserted nothing, is nullopt instead, for the
+// caller to read the client with the code's state and decide again on what the store holds; so
+// a refusal's answer, and a replay's revocation, never rest on the code and the copies alone.
+// On the store, always a value.
+std::optional<Result<UserTokens>> exchange_code(server::Context& ctx, const ClientInfo& client,
+                                                const std::optional<SealedCode>& code,
+                                                const CodeState& state, const http::Form& form,
+                                                int64_t now, const std::string& dpop_jkt,
+                                                DecidedOn basis) {
+  const bool alone = basis == DecidedOn::kTokenAlone;
+  auto refuse = [&](Status refusal) -> std::optional<Result<UserTokens>> {
+    if (alone) return std::nullopt;
+    return Result<UserTokens>(std::move(refusal));
   };
   if (!client.allows_grant("authorization_code")) {
     return refuse(Status::invalid_argument("this client may not use the authorization code grant")
@@ -162,7 +170,7 @@ Result<UserTokens> exchange_code(server::Context& ctx, const ClientInfo& client,
 
   // The code is stored nowhere (tokens/sealed_code.h): its grant's primary key makes it
   // single-use.
-  auto replay = [&](const std::string& grant_id) -> Status {
+  auto replay = [&](const std::string& grant_id) -> Result<UserTokens> {
     // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
     events::Event e = ctx.event(events::type::kTokenRevoked);
     e.client_id = client.client_id;
@@ -228,10 +236,12 @@ Result<UserTokens> exchange_code(server::Context& ctx, const ClientInfo& client,
       client.allows_grant("refresh_token"), issued,
       alone ? CodeGrantChecks::kInTheWrite : CodeGrantChecks::kNone);
   if (!stored_grant) {
-    if (stored_grant.status().code() != Code::kAlreadyExists) return stored_grant.status();
+    if (stored_grant.status().code() != Code::kAlreadyExists) {
+      return Result<UserTokens>(stored_grant.status());
+    }
     // Alone, the store tells why (a used code, a user, client or resource gone); after a read,
     // another exchange of this code committed its grant first (here or on another node).
-    return alone ? refuse(stored_grant.status()) : replay(c.grant_id);
+    return alone ? std::nullopt : std::optional(replay(c.grant_id));
   }
   out.refresh_token = std::move(stored_grant).value();
   out.grant_id = grant.id;
@@ -249,9 +259,8 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
                                              const std::string& dpop_jkt) {
   // Round trips: the read of authenticate_client_with_code (the client, and the grant, user and
   // resource the opened code names), then one CALL.
-  bool undecided = false;
-  return exchange_code(ctx, exchange.client, exchange.code, exchange.state, form, now, dpop_jkt,
-                       false, undecided);
+  return *exchange_code(ctx, exchange.client, exchange.code, exchange.state, form, now, dpop_jkt,
+                        DecidedOn::kStore);
 }
 
 std::optional<Result<UserTokens>> redeem_authorization_code_alone(server::Context& ctx,
@@ -270,31 +279,29 @@ std::optional<Result<UserTokens>> redeem_authorization_code_alone(server::Contex
   }
   const CodeState state{
       .used = false, .user_active = true, .resource = std::move(resource).value()};
-  bool undecided = false;
-  Result<UserTokens> out =
-      exchange_code(ctx, client, opened, state, form, now, dpop_jkt, true, undecided);
-  if (undecided) return std::nullopt;
-  return out;
+  return exchange_code(ctx, client, opened, state, form, now, dpop_jkt, DecidedOn::kTokenAlone);
 }
 
 namespace {
 
 // A refresh decided on `presented`: the checks in the order that gives each refusal its message,
-// the access token signed, then the one write (grants.h). With `from_token` the state is the
-// opened token's alone (opened_refresh_state): any refusal, and a rotation that matches nothing,
-// sets `undecided` instead, for the caller to read the grant and decide again on what the store
-// holds; so a refusal's answer, and a reuse's revocation, never rest on the token alone.
-Result<UserTokens> refresh_grant(server::Context& ctx, const ClientInfo& client,
-                                 const http::Form& form, int64_t now, const std::string& dpop_jkt,
-                                 GrantStore& grants, const RefreshTokenState& presented,
-                                 const std::string& token, bool from_token, bool& undecided) {
+// the access token signed, then the one write (grants.h). On the token alone, any refusal, and a
+// rotation that matches nothing, is nullopt instead: the caller reads the grant and decides
+// again on what the store holds, so a refusal's answer, and a reuse's revocation, never rest on
+// the token alone. On the store, always a value.
+std::optional<Result<UserTokens>> refresh_grant(server::Context& ctx, const ClientInfo& client,
+                                                const http::Form& form, int64_t now,
+                                                const std::string& dpop_jkt, GrantStore& grants,
+                                                const RefreshTokenState& presented,
+                                                const std::string& token, DecidedOn basis) {
   server::Services& services = ctx.services;
   const Grant& grant = presented.grant;
-  auto refuse = [&](Status refusal) -> Status {
-    if (from_token) undecided = true;
-    return refusal;
+  const bool from_token = basis == DecidedOn::kTokenAlone;
+  auto refuse = [&](Status refusal) -> std::optional<Result<UserTokens>> {
+    if (from_token) return std::nullopt;
+    return Result<UserTokens>(std::move(refusal));
   };
-  auto reuse_detected = [&]() -> Status {
+  auto reuse_detected = [&]() -> Result<UserTokens> {
     // A rotated-out token came back: one of the two holders is not the client.
     telemetry::count(telemetry::Counter::kRefreshReuseDetected);
     PORTCULLIS_RETURN_IF_ERROR(
@@ -346,9 +353,9 @@ Result<UserTokens> refresh_grant(server::Context& ctx, const ClientInfo& client,
     // Matched nothing: from the token alone, the grant's row tells why; after a read, another
     // request rotated this token between our read and our write: reuse.
     if (rotated.status().code() == Code::kAlreadyExists) {
-      return from_token ? refuse(rotated.status()) : reuse_detected();
+      return from_token ? std::nullopt : std::optional(reuse_detected());
     }
-    return rotated.status();
+    return Result<UserTokens>(rotated.status());
   }
   out.refresh_token = std::move(rotated).value();
   out.grant_id = grant.id;
@@ -374,11 +381,8 @@ std::optional<Result<UserTokens>> refresh_from_token(server::Context& ctx, const
     return Result<UserTokens>(resource.status());
   }
   state->resource = std::move(resource).value();
-  bool undecided = false;
-  Result<UserTokens> out =
-      refresh_grant(ctx, client, form, now, dpop_jkt, grants, *state, token, true, undecided);
-  if (undecided) return std::nullopt;
-  return out;
+  return refresh_grant(ctx, client, form, now, dpop_jkt, grants, *state, token,
+                       DecidedOn::kTokenAlone);
 }
 
 }  // namespace
@@ -397,8 +401,9 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
 
   // A sealed token: one write and no read when it refreshes (grants.h). A token that does not
   // open is unknown: it revokes nothing.
+  std::optional<SealedRefresh> sealed;
   if (!is_stored_refresh_token(token)) {
-    const std::optional<SealedRefresh> sealed = open_refresh_token(services.master_key, token);
+    sealed = open_refresh_token(services.master_key, token);
     if (!sealed) return invalid_grant("unknown refresh token");
     if (auto decided =
             refresh_from_token(ctx, client, form, now, dpop_jkt, grants, *sealed, token)) {
@@ -407,14 +412,14 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   }
   // A stored token, or a sealed one refused or not rotated: one read, then the same decision on
   // what the store holds (a reuse revokes the grant), and the write when it refreshes.
-  auto presented = grants.find_refresh_token(services.master_key, token);
+  auto presented = sealed ? grants.find_sealed_refresh_token(*sealed)
+                          : grants.find_refresh_token(services.master_key, token);
   if (!presented) {
     if (presented.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
     return presented.status();
   }
-  bool undecided = false;
-  return refresh_grant(ctx, client, form, now, dpop_jkt, grants, *presented, token, false,
-                       undecided);
+  return *refresh_grant(ctx, client, form, now, dpop_jkt, grants, *presented, token,
+                        DecidedOn::kStore);
 }
 
 }  // namespace portcullis::oauth

@@ -236,8 +236,8 @@ jose::JwsAlg signing_alg_column(std::string_view stored) {
 
 Result<RefreshTokenState> GrantStore::find_refresh_token(const crypto::MasterKey& master_key,
                                                          const std::string& token) {
-  RefreshTokenState out;
   if (is_stored_refresh_token(token)) {
+    RefreshTokenState out;
     // "rotated" is the parent link of migration 0009 or, for tokens rotated before it,
     // rotated_at.
     static const std::string kSql =
@@ -257,22 +257,27 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const crypto::MasterKey
   }
   const std::optional<SealedRefresh> sealed = open_refresh_token(master_key, token);
   if (!sealed) return Status::not_found("unknown refresh token");
+  return find_sealed_refresh_token(*sealed);
+}
+
+Result<RefreshTokenState> GrantStore::find_sealed_refresh_token(const SealedRefresh& sealed) {
+  RefreshTokenState out;
   static const std::string kSql = std::string("SELECT ") + kGrantColumns + ", " + kStateColumns +
                                   " FROM grants g" + kStateJoins + " WHERE g.id = ?";
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {sealed->grant_id}));
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {sealed.grant_id}));
   if (rows.empty()) return Status::not_found("unknown refresh token");
   out.grant = grant_from(rows[0]);
   // Sealed by this server for this grant, so these hold unless the database went back in time
   // (a restored backup): a generation the grant never reached, or another client, is a token
   // this grant does not know, not a reuse.
-  if (sealed->generation > out.grant.refresh_generation ||
-      !crypto::constant_time_equals(sealed->client_digest, binding_digest(out.grant.client_id))) {
+  if (sealed.generation > out.grant.refresh_generation ||
+      !crypto::constant_time_equals(sealed.client_digest, binding_digest(out.grant.client_id))) {
     return Status::not_found("unknown refresh token");
   }
   read_user_and_resource(rows[0], kGrantColumnCount, out);
-  out.expires_at = sealed->expires_at;
-  out.rotated = sealed->generation < out.grant.refresh_generation;
-  out.generation = sealed->generation;
+  out.expires_at = sealed.expires_at;
+  out.rotated = sealed.generation < out.grant.refresh_generation;
+  out.generation = sealed.generation;
   return out;
 }
 

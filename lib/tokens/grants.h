@@ -124,6 +124,8 @@ class GrantStore {
   // rotation matched nothing, of revocation and of introspection.
   Result<RefreshTokenState> find_refresh_token(const crypto::MasterKey& master_key,
                                                const std::string& token);
+  // find_refresh_token of a sealed token already opened (open_refresh_token).
+  Result<RefreshTokenState> find_sealed_refresh_token(const SealedRefresh& sealed);
   // Replaces `token` (found as `presented`, or opened: opened_refresh_state) with a new one of
   // the same kind, like issue_refresh_token. AlreadyExists, with `event` not written either, when
   // it was rotated already (by a concurrent request) or, for a sealed one, when its grant is
