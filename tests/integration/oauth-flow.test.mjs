@@ -591,7 +591,8 @@ test('code exchange decided without a read: with the workers\' copies of the cli
   const t0 = await post(first.code, first.verifier);
   assert.equal(t0.status, 200, t0.text);
   const user = decodeJwt(t0.json.access_token).sub;
-  // Several exchanges, so that the workers that serve the ones below hold the client and R1.
+  // Several exchanges, so that the workers that serve the ones below most likely hold the client
+  // and R1 (which worker takes a request is not the test's to choose; the answers are the same).
   for (let i = 0; i < 6; i++) {
     const c = await nextCode();
     const t = await post(c.code, c.verifier);
