@@ -166,11 +166,9 @@ Status GrantStore::create(Grant& g) {
       .status();
 }
 
-Result<std::optional<std::string>> GrantStore::create_from_code(const crypto::MasterKey& master_key,
-                                                                Grant& g, int64_t now,
-                                                                int64_t idle_seconds,
-                                                                bool with_refresh_token,
-                                                                const events::Event& event) {
+Result<std::optional<std::string>> GrantStore::create_from_code(
+    const crypto::MasterKey& master_key, Grant& g, int64_t now, int64_t idle_seconds,
+    bool with_refresh_token, const events::Event& event, CodeGrantChecks checks) {
   if (g.id.empty()) g.id = new_id("grt_");
   g.refresh_generation = 0;  // the column's default: the INSERT leaves it out
   std::optional<std::string> token;
@@ -179,6 +177,14 @@ Result<std::optional<std::string>> GrantStore::create_from_code(const crypto::Ma
   }
   store::Params call = grant_row(g);
   append(call, events::event_row(event));
+  if (checks == CodeGrantChecks::kInTheWrite) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("CALL portcullis_exchange_code(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?)",
+                    call)
+            .status());
+    return token;
+  }
   // The procedure's stored refresh token: none, a sealed token is stored nowhere (five NULLs).
   call.resize(call.size() + 5, store::Value(nullptr));
   PORTCULLIS_RETURN_IF_ERROR(
