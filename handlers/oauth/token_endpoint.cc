@@ -149,7 +149,20 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
         .with_reason("unsupported_grant_type");
   }
   if (*grant_type == "authorization_code") {
-    // The client and the code in one read; the code is looked at once the client is
+    // Counted once the client is known to be itself (a dcr_ id is no secret, and counting
+    // failed attempts against it would let anyone lock a confidential client out), and once.
+    bool counted = false;
+    // A registered client as this worker knows it, and the code alone: one statement
+    // (token_grants.h). Whatever that does not decide, the read below does.
+    if (auto known =
+            oauth::authenticate_client_from_worker_cache(ctx.services, *credentials, now)) {
+      PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, known->client_id, now));
+      counted = true;
+      if (auto decided = oauth::redeem_authorization_code_alone(ctx, *known, form, now, dpop_jkt)) {
+        return user_token_response(*decided, now, dpop_jkt);
+      }
+    }
+    // The client and the code's state in one read; the code is looked at once the client is
     // authenticated (client_auth.h).
     auto exchange = oauth::authenticate_client_with_code(ctx.services, *credentials,
                                                          form.get_or("code", ""), now);
@@ -157,9 +170,9 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
       if (is_client_error(exchange.status())) return client_error(exchange.status(), *credentials);
       return exchange.status();
     }
-    // Counted once the client is known to be itself: a dcr_ id is no secret, and counting
-    // failed attempts against it would let anyone lock a confidential client out.
-    PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, exchange->client.client_id, now));
+    if (!counted) {
+      PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, exchange->client.client_id, now));
+    }
     return user_token_response(
         oauth::redeem_authorization_code(ctx, *exchange, form, now, dpop_jkt), now, dpop_jkt);
   }

@@ -85,9 +85,10 @@ class ClientStore {
   // The same with the secret's hash.
   Result<AuthenticatableClient> find(const std::string& client_id);
   // The client and, in the same round trip, what the opened sealed code `code` names
-  // (tokens/codes.h, CodeState), whoever it was issued to: the code exchange's one read (the
-  // client must be authenticated before the code is looked at, and an unknown code must still
-  // be told from an unknown client). Without a code, the client alone. NotFound like find().
+  // (tokens/codes.h, CodeState), whoever it was issued to: the read of a code exchange that its
+  // one statement did not decide (oauth/token_grants.h; the client must be authenticated before
+  // the code is looked at, and an unknown code must still be told from an unknown client).
+  // Without a code, the client alone. NotFound like find().
   Result<ClientWithCode> find_with_code_state(const std::string& client_id, const SealedCode* code);
   // The client, when `secret` is its secret. Unauthenticated with reason invalid_client on any
   // failure — unknown client, public client, wrong secret — and the same work in each case.

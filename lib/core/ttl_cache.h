@@ -1,7 +1,7 @@
 // The memory a worker keeps of values it would otherwise look up on every request (the clients
-// and resources of the refresh grant, lib/clients): each entry for a fixed number of seconds,
-// at most a fixed number of entries. Not thread-safe: workers are single-threaded, and each
-// process has its own.
+// and resources of the refresh grant and the code exchange, lib/clients): each entry for a fixed
+// number of seconds, at most a fixed number of entries. Not thread-safe: workers are
+// single-threaded, and each process has its own.
 #pragma once
 
 #include <cstdint>

@@ -227,20 +227,22 @@ Result<std::string> MasterKey::open(std::string_view sealed, std::string_view aa
   return plaintext;
 }
 
+std::string MasterKey::hkdf_of_key(std::string_view salt, std::string_view label) const {
+  return hkdf_sha256(
+      std::string_view(reinterpret_cast<const char*>(key_->bytes.data()), key_->bytes.size()), salt,
+      label, kKeyBytes);
+}
+
 Result<std::string> MasterKey::derive_subkey(std::string_view label) const {
   if (!key_) return Status::failed_precondition("master key was moved from");
   // A fixed salt separates these keys from any other HKDF use of the same key material.
   static constexpr std::string_view kSalt = "portcullis.master-key.subkey.v1";
-  return hkdf_sha256(
-      std::string_view(reinterpret_cast<const char*>(key_->bytes.data()), key_->bytes.size()),
-      kSalt, label, kKeyBytes);
+  return hkdf_of_key(kSalt, label);
 }
 
 Result<MasterKey> MasterKey::derive_key(std::string_view label, std::string_view salt) const {
   if (!key_) return Status::failed_precondition("master key was moved from");
-  std::string derived = hkdf_sha256(
-      std::string_view(reinterpret_cast<const char*>(key_->bytes.data()), key_->bytes.size()), salt,
-      label, kKeyBytes);
+  std::string derived = hkdf_of_key(salt, label);
   auto key = std::make_unique<KeyBytes>();
   std::memcpy(key->bytes.data(), derived.data(), kKeyBytes);
   OPENSSL_cleanse(derived.data(), derived.size());

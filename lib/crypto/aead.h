@@ -72,6 +72,8 @@ class MasterKey {
  private:
   struct KeyBytes;
   explicit MasterKey(std::unique_ptr<KeyBytes> key);
+  // HKDF-SHA-256 of the key's bytes (present: the callers check) with `salt` and `label`.
+  std::string hkdf_of_key(std::string_view salt, std::string_view label) const;
 
   // Behind a pointer so a move hands over the one copy instead of duplicating it.
   std::unique_ptr<KeyBytes> key_;

@@ -150,6 +150,14 @@ Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& se
                                found->code.value_or(CodeState{})};
 }
 
+std::optional<ClientInfo> authenticate_client_from_worker_cache(
+    server::Services& services, const ClientCredentials& credentials, int64_t now) {
+  if (cimd::looks_like_cimd_client_id(credentials.client_id)) return std::nullopt;
+  auto client = authenticate_client(services, credentials, now, ClientLookup::kWorkerCache);
+  if (!client) return std::nullopt;
+  return std::move(client).value();
+}
+
 Result<management::ApiClient> authenticate_api_client(store::Db& db,
                                                       const ClientCredentials& credentials) {
   if (credentials.method == ClientCredentials::Method::kNone) {

@@ -36,8 +36,9 @@ Result<ClientCredentials> extract_client_credentials(const http::Request& reques
                                                      const http::Form& form);
 
 // Where authenticate_client looks the client up. kWorkerCache (client_cache.h) is for the
-// refresh grant only, where a deleted client's grants are revoked and the grant is read from
-// the store anyway; everything else reads the store.
+// refresh grant, where a deleted client's grants are revoked and the rotation refuses a revoked
+// grant, and for the code exchange decided without a read, whose write refuses a client that
+// is gone (authenticate_client_from_worker_cache); everything else reads the store.
 enum class ClientLookup { kStore, kWorkerCache };
 
 // A resource's client: resolves it and checks its credentials against how it registered: a
@@ -61,6 +62,13 @@ struct AuthenticatedWithCode {
 Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& services,
                                                             const ClientCredentials& credentials,
                                                             const std::string& code, int64_t now);
+
+// A registered client of a code exchange as this worker knows it (kWorkerCache), for an
+// exchange decided without a read (redeem_authorization_code_alone, token_grants.h). nullopt for
+// any failure, and for a client resolved from its metadata document (CIMD), which has no row
+// for that exchange's write to check: authenticate_client_with_code then answers.
+std::optional<ClientInfo> authenticate_client_from_worker_cache(
+    server::Services& services, const ClientCredentials& credentials, int64_t now);
 
 // A management API client, by its secret (Basic or post). Failures are Unauthenticated with
 // reason invalid_client; an unavailable store is Unavailable.

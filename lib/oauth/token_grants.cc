@@ -120,32 +120,57 @@ Status revoke_with_event(server::Context& ctx, GrantStore& grants, const std::st
                                std::move(event));
 }
 
-}  // namespace
+// What a grant is decided on: the opened sealed code or refresh token alone, with this worker's
+// copies of the client and resource (opened_refresh_state, redeem_authorization_code_alone), or
+// what the store holds (the exchange's read of the code's state, GrantStore::find_refresh_token).
+enum class DecidedOn { kTokenAlone, kStore };
 
-Result<UserTokens> redeem_authorization_code(server::Context& ctx,
-                                             const AuthenticatedWithCode& exchange,
-                                             const http::Form& form, int64_t now,
-                                             const std::string& dpop_jkt) {
-  const ClientInfo& client = exchange.client;
+// The resource a token is minted for as this worker's copy has it (clients/resource_cache.h):
+// NotFound when it is gone.
+Result<GrantResource> cached_grant_resource(server::Context& ctx, const std::string& resource_id,
+                                            int64_t now) {
+  PORTCULLIS_ASSIGN_OR_RETURN(const Resource resource, ResourceCache::of_this_worker().get(
+                                                           ctx.services.db, resource_id, now));
+  return GrantResource{.id = resource.id,
+                       .server_url = resource.server_url,
+                       .access_token_ttl_seconds = resource.access_token_ttl_seconds,
+                       .access_token_signing_alg = resource.access_token_signing_alg};
+}
+
+// A code exchange decided on `state`: the checks in the order that gives each refusal its
+// message, the access token signed, then the one write (GrantStore::create_from_code). On the
+// code alone the client is this worker's copy and the state is the opened code's alone (unused,
+// its user active, its resource this worker's copy), and the write checks user, client and
+// resource itself: any refusal, and a write that inserted nothing, is nullopt instead, for the
+// caller to read the client with the code's state and decide again on what the store holds; so
+// a refusal's answer, and a replay's revocation, never rest on the code and the copies alone.
+// On the store, always a value.
+std::optional<Result<UserTokens>> exchange_code(server::Context& ctx, const ClientInfo& client,
+                                                const std::optional<SealedCode>& code,
+                                                const CodeState& state, const http::Form& form,
+                                                int64_t now, const std::string& dpop_jkt,
+                                                DecidedOn basis) {
+  const bool alone = basis == DecidedOn::kTokenAlone;
+  auto refuse = [&](Status refusal) -> std::optional<Result<UserTokens>> {
+    if (alone) return std::nullopt;
+    return Result<UserTokens>(std::move(refusal));
+  };
   if (!client.allows_grant("authorization_code")) {
-    return Status::invalid_argument("this client may not use the authorization code grant")
-        .with_reason("unauthorized_client");
+    return refuse(Status::invalid_argument("this client may not use the authorization code grant")
+                      .with_reason("unauthorized_client"));
   }
-  std::string code = form.get_or("code", "");
-  std::string verifier = form.get_or("code_verifier", "");
-  if (code.empty()) return invalid_request("code is required");
-  if (verifier.empty()) return invalid_request("code_verifier is required (PKCE)");
+  const std::string verifier = form.get_or("code_verifier", "");
+  if (form.get_or("code", "").empty()) return refuse(invalid_request("code is required"));
+  if (verifier.empty()) return refuse(invalid_request("code_verifier is required (PKCE)"));
   if (!is_valid_code_verifier(verifier)) {
-    return invalid_request("code_verifier must be 43 to 128 unreserved characters");
+    return refuse(invalid_request("code_verifier must be 43 to 128 unreserved characters"));
   }
   server::Services& services = ctx.services;
   GrantStore grants(services.db);
 
-  // Round trips: one read (the client, and the grant, user and resource the opened code names:
-  // authenticate_client_with_code), then one CALL whose transaction stores the grant, its
-  // refresh token and token.issued; the access token is signed before it. The code is stored
-  // nowhere (tokens/sealed_code.h): its grant's primary key makes it single-use.
-  auto replay = [&](const std::string& grant_id) -> Status {
+  // The code is stored nowhere (tokens/sealed_code.h): its grant's primary key makes it
+  // single-use.
+  auto replay = [&](const std::string& grant_id) -> Result<UserTokens> {
     // A second use: the code leaked. Everything issued from it dies (RFC 9700 §4.5).
     events::Event e = ctx.event(events::type::kTokenRevoked);
     e.client_id = client.client_id;
@@ -157,31 +182,33 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
     return invalid_grant("the code was already used; tokens issued from it are revoked");
   };
   // A code that does not open is unknown, whatever made it so: one answer.
-  if (!exchange.code) return invalid_grant("unknown code");
-  const SealedCode& c = *exchange.code;
-  const CodeState& state = exchange.state;
+  if (!code) return refuse(invalid_grant("unknown code"));
+  const SealedCode& c = *code;
+  // First, so that a replay revokes whatever else is wrong with it (never from the code alone).
   if (state.used) return replay(c.grant_id);
-  if (c.expires_at <= now) return invalid_grant("the code has expired");
+  if (c.expires_at <= now) return refuse(invalid_grant("the code has expired"));
   if (!crypto::constant_time_equals(c.client_digest, binding_digest(client.client_id))) {
-    return invalid_grant("the code was issued to another client");
+    return refuse(invalid_grant("the code was issued to another client"));
   }
   if (auto redirect = form.get("redirect_uri")) {
     if (!crypto::constant_time_equals(c.redirect_uri_digest, binding_digest(*redirect))) {
-      return invalid_grant("redirect_uri differs from the authorization request's");
+      return refuse(invalid_grant("redirect_uri differs from the authorization request's"));
     }
   } else if (client.redirect_uris.size() != 1) {
-    return invalid_request("redirect_uri is required");
+    return refuse(invalid_request("redirect_uri is required"));
   }
   if (!verifier_matches_challenge(verifier, c.code_challenge)) {
-    return invalid_grant("code_verifier does not match the code_challenge");
+    return refuse(invalid_grant("code_verifier does not match the code_challenge"));
   }
-  PORTCULLIS_RETURN_IF_ERROR(check_dpop_binding(c.dpop_jkt, dpop_jkt, "the code"));
-  if (!state.resource) return invalid_grant("the resource no longer exists");
-  PORTCULLIS_ASSIGN_OR_RETURN(
-      const Resource resource,
-      token_resource(*state.resource, form, "resource differs from the authorization request's"));
-  if (!state.user_active) return invalid_grant("the user no longer exists");
-  if (!*state.user_active) return invalid_grant("the user is deactivated");
+  if (Status bound = check_dpop_binding(c.dpop_jkt, dpop_jkt, "the code"); !bound.is_ok()) {
+    return refuse(std::move(bound));
+  }
+  if (!state.resource) return refuse(invalid_grant("the resource no longer exists"));
+  auto resource =
+      token_resource(*state.resource, form, "resource differs from the authorization request's");
+  if (!resource) return refuse(resource.status());
+  if (!state.user_active) return refuse(invalid_grant("the user no longer exists"));
+  if (!*state.user_active) return refuse(invalid_grant("the user is deactivated"));
 
   // The grant's id is the code's: named by the access token, signed before the CALL.
   Grant grant{.id = c.grant_id,
@@ -196,21 +223,25 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
               .dpop_jkt = refresh_binding(client, dpop_jkt)};
   UserTokens out;
   PORTCULLIS_ASSIGN_OR_RETURN(out.access_token,
-                              mint_for_grant(services, resource, grant, c.scope, now, dpop_jkt));
+                              mint_for_grant(services, *resource, grant, c.scope, now, dpop_jkt));
   out.scope = grant.scope;
-  // token.issued is written in the transaction that stores the grant, with the refresh token
-  // (the same CALL; docs/events.md, "Recording").
+  // token.issued is written in the transaction that stores the grant (the same CALL;
+  // docs/events.md, "Recording").
   const events::Event issued =
       tokens_event(ctx, grant, out, events::type::kTokenIssued, "authorization_code", dpop_jkt);
   // The grant, its refresh token and token.issued: one CALL, one transaction
-  // (GrantStore::create_from_code, sql/0093_sealed_codes.sql).
-  auto stored_grant = grants.create_from_code(services.master_key, grant, now,
-                                              services.config.refresh_token_idle_seconds,
-                                              client.allows_grant("refresh_token"), issued);
+  // (GrantStore::create_from_code; alone, the same CALL checks what the read would have).
+  auto stored_grant = grants.create_from_code(
+      services.master_key, grant, now, services.config.refresh_token_idle_seconds,
+      client.allows_grant("refresh_token"), issued,
+      alone ? CodeGrantChecks::kInTheWrite : CodeGrantChecks::kNone);
   if (!stored_grant) {
-    if (stored_grant.status().code() != Code::kAlreadyExists) return stored_grant.status();
-    // Another exchange of this code committed its grant first (here or on another node).
-    return replay(c.grant_id);
+    if (stored_grant.status().code() != Code::kAlreadyExists) {
+      return Result<UserTokens>(stored_grant.status());
+    }
+    // Alone, the store tells why (a used code, a user, client or resource gone); after a read,
+    // another exchange of this code committed its grant first (here or on another node).
+    return alone ? std::nullopt : std::optional(replay(c.grant_id));
   }
   out.refresh_token = std::move(stored_grant).value();
   out.grant_id = grant.id;
@@ -220,24 +251,57 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
   return out;
 }
 
+}  // namespace
+
+Result<UserTokens> redeem_authorization_code(server::Context& ctx,
+                                             const AuthenticatedWithCode& exchange,
+                                             const http::Form& form, int64_t now,
+                                             const std::string& dpop_jkt) {
+  // Round trips: the read of authenticate_client_with_code (the client, and the grant, user and
+  // resource the opened code names), then one CALL.
+  return *exchange_code(ctx, exchange.client, exchange.code, exchange.state, form, now, dpop_jkt,
+                        DecidedOn::kStore);
+}
+
+std::optional<Result<UserTokens>> redeem_authorization_code_alone(server::Context& ctx,
+                                                                  const ClientInfo& client,
+                                                                  const http::Form& form,
+                                                                  int64_t now,
+                                                                  const std::string& dpop_jkt) {
+  const std::string code = form.get_or("code", "");
+  const std::optional<SealedCode> opened =
+      code.empty() ? std::nullopt : open_code(ctx.services.master_key, code);
+  if (!opened) return std::nullopt;
+  auto resource = cached_grant_resource(ctx, opened->resource_id, now);
+  if (!resource) {
+    if (resource.status().code() == Code::kNotFound) return std::nullopt;
+    return Result<UserTokens>(resource.status());
+  }
+  const CodeState state{
+      .used = false, .user_active = true, .resource = std::move(resource).value()};
+  return exchange_code(ctx, client, opened, state, form, now, dpop_jkt, DecidedOn::kTokenAlone);
+}
+
 namespace {
 
 // A refresh decided on `presented`: the checks in the order that gives each refusal its message,
-// the access token signed, then the one write (grants.h). With `from_token` the state is the
-// opened token's alone (opened_refresh_state): any refusal, and a rotation that matches nothing,
-// sets `undecided` instead, for the caller to read the grant and decide again on what the store
-// holds; so a refusal's answer, and a reuse's revocation, never rest on the token alone.
-Result<UserTokens> refresh_grant(server::Context& ctx, const ClientInfo& client,
-                                 const http::Form& form, int64_t now, const std::string& dpop_jkt,
-                                 GrantStore& grants, const RefreshTokenState& presented,
-                                 const std::string& token, bool from_token, bool& undecided) {
+// the access token signed, then the one write (grants.h). On the token alone, any refusal, and a
+// rotation that matches nothing, is nullopt instead: the caller reads the grant and decides
+// again on what the store holds, so a refusal's answer, and a reuse's revocation, never rest on
+// the token alone. On the store, always a value.
+std::optional<Result<UserTokens>> refresh_grant(server::Context& ctx, const ClientInfo& client,
+                                                const http::Form& form, int64_t now,
+                                                const std::string& dpop_jkt, GrantStore& grants,
+                                                const RefreshTokenState& presented,
+                                                const std::string& token, DecidedOn basis) {
   server::Services& services = ctx.services;
   const Grant& grant = presented.grant;
-  auto refuse = [&](Status refusal) -> Status {
-    if (from_token) undecided = true;
-    return refusal;
+  const bool from_token = basis == DecidedOn::kTokenAlone;
+  auto refuse = [&](Status refusal) -> std::optional<Result<UserTokens>> {
+    if (from_token) return std::nullopt;
+    return Result<UserTokens>(std::move(refusal));
   };
-  auto reuse_detected = [&]() -> Status {
+  auto reuse_detected = [&]() -> Result<UserTokens> {
     // A rotated-out token came back: one of the two holders is not the client.
     telemetry::count(telemetry::Counter::kRefreshReuseDetected);
     PORTCULLIS_RETURN_IF_ERROR(
@@ -289,9 +353,9 @@ Result<UserTokens> refresh_grant(server::Context& ctx, const ClientInfo& client,
     // Matched nothing: from the token alone, the grant's row tells why; after a read, another
     // request rotated this token between our read and our write: reuse.
     if (rotated.status().code() == Code::kAlreadyExists) {
-      return from_token ? refuse(rotated.status()) : reuse_detected();
+      return from_token ? std::nullopt : std::optional(reuse_detected());
     }
-    return rotated.status();
+    return Result<UserTokens>(rotated.status());
   }
   out.refresh_token = std::move(rotated).value();
   out.grant_id = grant.id;
@@ -311,21 +375,14 @@ std::optional<Result<UserTokens>> refresh_from_token(server::Context& ctx, const
                                                      const std::string& token) {
   std::optional<RefreshTokenState> state = opened_refresh_state(sealed, client.client_id);
   if (!state) return std::nullopt;
-  auto resource =
-      ResourceCache::of_this_worker().get(ctx.services.db, state->grant.resource_id, now);
+  auto resource = cached_grant_resource(ctx, state->grant.resource_id, now);
   if (!resource) {
     if (resource.status().code() == Code::kNotFound) return std::nullopt;
     return Result<UserTokens>(resource.status());
   }
-  state->resource = GrantResource{.id = resource->id,
-                                  .server_url = resource->server_url,
-                                  .access_token_ttl_seconds = resource->access_token_ttl_seconds,
-                                  .access_token_signing_alg = resource->access_token_signing_alg};
-  bool undecided = false;
-  Result<UserTokens> out =
-      refresh_grant(ctx, client, form, now, dpop_jkt, grants, *state, token, true, undecided);
-  if (undecided) return std::nullopt;
-  return out;
+  state->resource = std::move(resource).value();
+  return refresh_grant(ctx, client, form, now, dpop_jkt, grants, *state, token,
+                       DecidedOn::kTokenAlone);
 }
 
 }  // namespace
@@ -344,8 +401,9 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
 
   // A sealed token: one write and no read when it refreshes (grants.h). A token that does not
   // open is unknown: it revokes nothing.
+  std::optional<SealedRefresh> sealed;
   if (!is_stored_refresh_token(token)) {
-    const std::optional<SealedRefresh> sealed = open_refresh_token(services.master_key, token);
+    sealed = open_refresh_token(services.master_key, token);
     if (!sealed) return invalid_grant("unknown refresh token");
     if (auto decided =
             refresh_from_token(ctx, client, form, now, dpop_jkt, grants, *sealed, token)) {
@@ -354,14 +412,14 @@ Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& 
   }
   // A stored token, or a sealed one refused or not rotated: one read, then the same decision on
   // what the store holds (a reuse revokes the grant), and the write when it refreshes.
-  auto presented = grants.find_refresh_token(services.master_key, token);
+  auto presented = sealed ? grants.find_sealed_refresh_token(*sealed)
+                          : grants.find_refresh_token(services.master_key, token);
   if (!presented) {
     if (presented.status().code() == Code::kNotFound) return invalid_grant("unknown refresh token");
     return presented.status();
   }
-  bool undecided = false;
-  return refresh_grant(ctx, client, form, now, dpop_jkt, grants, *presented, token, false,
-                       undecided);
+  return *refresh_grant(ctx, client, form, now, dpop_jkt, grants, *presented, token,
+                        DecidedOn::kStore);
 }
 
 }  // namespace portcullis::oauth

@@ -166,11 +166,9 @@ Status GrantStore::create(Grant& g) {
       .status();
 }
 
-Result<std::optional<std::string>> GrantStore::create_from_code(const crypto::MasterKey& master_key,
-                                                                Grant& g, int64_t now,
-                                                                int64_t idle_seconds,
-                                                                bool with_refresh_token,
-                                                                const events::Event& event) {
+Result<std::optional<std::string>> GrantStore::create_from_code(
+    const crypto::MasterKey& master_key, Grant& g, int64_t now, int64_t idle_seconds,
+    bool with_refresh_token, const events::Event& event, CodeGrantChecks checks) {
   if (g.id.empty()) g.id = new_id("grt_");
   g.refresh_generation = 0;  // the column's default: the INSERT leaves it out
   std::optional<std::string> token;
@@ -179,6 +177,14 @@ Result<std::optional<std::string>> GrantStore::create_from_code(const crypto::Ma
   }
   store::Params call = grant_row(g);
   append(call, events::event_row(event));
+  if (checks == CodeGrantChecks::kInTheWrite) {
+    PORTCULLIS_RETURN_IF_ERROR(
+        db_.execute("CALL portcullis_exchange_code(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?)",
+                    call)
+            .status());
+    return token;
+  }
   // The procedure's stored refresh token: none, a sealed token is stored nowhere (five NULLs).
   call.resize(call.size() + 5, store::Value(nullptr));
   PORTCULLIS_RETURN_IF_ERROR(
@@ -230,8 +236,8 @@ jose::JwsAlg signing_alg_column(std::string_view stored) {
 
 Result<RefreshTokenState> GrantStore::find_refresh_token(const crypto::MasterKey& master_key,
                                                          const std::string& token) {
-  RefreshTokenState out;
   if (is_stored_refresh_token(token)) {
+    RefreshTokenState out;
     // "rotated" is the parent link of migration 0009 or, for tokens rotated before it,
     // rotated_at.
     static const std::string kSql =
@@ -251,22 +257,27 @@ Result<RefreshTokenState> GrantStore::find_refresh_token(const crypto::MasterKey
   }
   const std::optional<SealedRefresh> sealed = open_refresh_token(master_key, token);
   if (!sealed) return Status::not_found("unknown refresh token");
+  return find_sealed_refresh_token(*sealed);
+}
+
+Result<RefreshTokenState> GrantStore::find_sealed_refresh_token(const SealedRefresh& sealed) {
+  RefreshTokenState out;
   static const std::string kSql = std::string("SELECT ") + kGrantColumns + ", " + kStateColumns +
                                   " FROM grants g" + kStateJoins + " WHERE g.id = ?";
-  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {sealed->grant_id}));
+  PORTCULLIS_ASSIGN_OR_RETURN(store::Rows rows, db_.query(kSql, {sealed.grant_id}));
   if (rows.empty()) return Status::not_found("unknown refresh token");
   out.grant = grant_from(rows[0]);
   // Sealed by this server for this grant, so these hold unless the database went back in time
   // (a restored backup): a generation the grant never reached, or another client, is a token
   // this grant does not know, not a reuse.
-  if (sealed->generation > out.grant.refresh_generation ||
-      !crypto::constant_time_equals(sealed->client_digest, binding_digest(out.grant.client_id))) {
+  if (sealed.generation > out.grant.refresh_generation ||
+      !crypto::constant_time_equals(sealed.client_digest, binding_digest(out.grant.client_id))) {
     return Status::not_found("unknown refresh token");
   }
   read_user_and_resource(rows[0], kGrantColumnCount, out);
-  out.expires_at = sealed->expires_at;
-  out.rotated = sealed->generation < out.grant.refresh_generation;
-  out.generation = sealed->generation;
+  out.expires_at = sealed.expires_at;
+  out.rotated = sealed.generation < out.grant.refresh_generation;
+  out.generation = sealed.generation;
   return out;
 }
 

@@ -14,7 +14,9 @@
 // their hash (refresh_tokens) and rotate as before until they expire: one INSERT of the new token
 // naming the old one as its parent (unique), with the event in one CALL
 // (sql/0090_event_outbox.sql). The code exchange's grant, its first refresh token and event are
-// likewise one CALL (create_from_code).
+// likewise one CALL (create_from_code), which can also check the grant's user, client and
+// resource itself (CodeGrantChecks::kInTheWrite), so an exchange that read nothing first is one
+// statement.
 //
 // Access tokens are JWTs whose jti names their grant (access_token.h: "<grant id>.<random>"),
 // so revoking a grant (code replay, refresh reuse, revocation, a deactivated user, a deleted
@@ -82,6 +84,13 @@ struct RefreshTokenState {
 std::optional<RefreshTokenState> opened_refresh_state(const SealedRefresh& sealed,
                                                       const std::string& client_id);
 
+// What create_from_code's write checks besides the grant's id. kNone: the exchange read the
+// code's state just before (tokens/codes.h, CodeState) and decided on it
+// (sql/0093_sealed_codes.sql). kInTheWrite: it read nothing; the grant's INSERT requires its user
+// to exist and be active and its client (a registered one: it has a row) and resource to exist,
+// and inserts nothing otherwise (sql/0096_code_exchange_one_statement.sql).
+enum class CodeGrantChecks { kNone, kInTheWrite };
+
 class GrantStore {
  public:
   explicit GrantStore(store::Db& db) : db_(db) {}
@@ -100,11 +109,14 @@ class GrantStore {
   // id unless it has one: a sealed code names it, tokens/sealed_code.h) and `event` (stamped) in
   // one transaction of one round trip, and returns, when `with_refresh_token`, its first refresh
   // token (sealed, generation 0: nothing stored). AlreadyExists, with nothing written, when a
-  // grant with this id exists: another exchange of the same code won, here or on another node.
+  // grant with this id exists: another exchange of the same code won, here or on another node;
+  // with `checks` kInTheWrite also when the user is gone or deactivated or the client or the
+  // resource is gone (the caller reads the code's state to tell which).
   Result<std::optional<std::string>> create_from_code(const crypto::MasterKey& master_key,
                                                       Grant& grant, int64_t now,
                                                       int64_t idle_seconds, bool with_refresh_token,
-                                                      const events::Event& event);
+                                                      const events::Event& event,
+                                                      CodeGrantChecks checks);
   // The presented token's state: a sealed one opened and its grant read by primary key, a
   // stored one by its hash. NotFound when unknown: a token that does not open, or names a grant
   // that is gone, a generation the grant never reached or another client than the grant's. A
@@ -112,6 +124,8 @@ class GrantStore {
   // rotation matched nothing, of revocation and of introspection.
   Result<RefreshTokenState> find_refresh_token(const crypto::MasterKey& master_key,
                                                const std::string& token);
+  // find_refresh_token of a sealed token already opened (open_refresh_token).
+  Result<RefreshTokenState> find_sealed_refresh_token(const SealedRefresh& sealed);
   // Replaces `token` (found as `presented`, or opened: opened_refresh_state) with a new one of
   // the same kind, like issue_refresh_token. AlreadyExists, with `event` not written either, when
   // it was rotated already (by a concurrent request) or, for a sealed one, when its grant is

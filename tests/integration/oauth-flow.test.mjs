@@ -577,6 +577,75 @@ test('code exchange: a deleted client\'s live code is refused with invalid_clien
   assertOAuthError(assert, r, 401, 'invalid_client');
 });
 
+test('code exchange decided without a read: with the workers\' copies of the client and resource warm, a user deactivated, a resource or the client deleted since the authorize get the read\'s answer; a refusal leaves the code usable; a replay revokes whatever else is wrong with it', async () => {
+  const client = await register(R1, { client_name: `Warm ${uniq()}`, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post' });
+  const first = await authorizeInteractively(client, { scope: 'todo:read' });
+  const post = (code, verifier) => http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id, client_secret: client.client_secret } });
+  // The signed-in browser with a remembered consent gets a code at once.
+  const nextCode = async () => {
+    const a = authorizeUrl(client, { scope: 'todo:read' });
+    const page = await first.browser.follow(a.url);
+    assert.ok(page.location?.startsWith(REDIRECT), `straight back to the client: ${page.status} ${page.html?.slice(0, 300)}`);
+    return { code: new URL(page.location).searchParams.get('code'), verifier: a.verifier };
+  };
+  const t0 = await post(first.code, first.verifier);
+  assert.equal(t0.status, 200, t0.text);
+  const user = decodeJwt(t0.json.access_token).sub;
+  // Several exchanges, so that the workers that serve the ones below most likely hold the client
+  // and R1 (which worker takes a request is not the test's to choose; the answers are the same).
+  for (let i = 0; i < 6; i++) {
+    const c = await nextCode();
+    const t = await post(c.code, c.verifier);
+    assert.equal(t.status, 200, t.text);
+  }
+  // The user deactivated behind the service's back (nothing revoked): the exchange's write
+  // refuses it, and the read answers.
+  const d = await nextCode();
+  dbQuery(`UPDATE users SET active = FALSE WHERE id = '${user}'`);
+  const inactive = await post(d.code, d.verifier);
+  assertOAuthError(assert, inactive, 400, 'invalid_grant');
+  assert.equal(inactive.json.error_description, 'the user is deactivated');
+  dbQuery(`UPDATE users SET active = TRUE WHERE id = '${user}'`);
+  // The refusal did not use the code up.
+  const good = await post(d.code, d.verifier);
+  assert.equal(good.status, 200, good.text);
+  // Its replay with a wrong verifier, or past its expiry: a replay first, so the grant dies.
+  const wrong = await post(d.code, verifierOf());
+  assertOAuthError(assert, wrong, 400, 'invalid_grant');
+  assert.equal(wrong.json.error_description, 'the code was already used; tokens issued from it are revoked');
+  assert.deepEqual((await introspect(good.json.access_token)).json, { active: false });
+  const e = await nextCode();
+  const kept = await post(e.code, e.verifier);
+  assert.equal(kept.status, 200, kept.text);
+  const late = sealCode({ ...openCode(e.code), expires_at: Math.floor(Date.now() / 1000) - 120 });
+  const lateReplay = await post(late, e.verifier);
+  assertOAuthError(assert, lateReplay, 400, 'invalid_grant');
+  assert.equal(lateReplay.json.error_description, 'the code was already used; tokens issued from it are revoked');
+  assert.deepEqual((await introspect(kept.json.access_token)).json, { active: false });
+  // A resource deleted through the API after the workers held it: codes naming it (sealed by
+  // the test with the stack's key, for this client) are refused as before.
+  const doomed = await createResource('Doomed MCP', `https://mcp-doomed-${uniq()}.test/mcp`);
+  const forDoomed = async () => {
+    const c = await nextCode();
+    return { code: sealCode({ ...openCode(c.code), resource_id: doomed.id }), verifier: c.verifier };
+  };
+  for (let i = 0; i < 6; i++) {
+    const c = await forDoomed();
+    const t = await post(c.code, c.verifier);
+    assert.equal(t.status, 200, t.text);
+    assert.equal(decodeJwt(t.json.access_token).aud, doomed.server_url);
+  }
+  const r = await forDoomed();
+  assert.equal((await api('DELETE', `/api/v1/resources/${doomed.id}`)).status, 204);
+  const noResource = await post(r.code, r.verifier);
+  assertOAuthError(assert, noResource, 400, 'invalid_grant');
+  assert.equal(noResource.json.error_description, 'the resource no longer exists');
+  // The client deleted after the workers held it: invalid_client, as the store says.
+  const c = await nextCode();
+  assert.equal((await api('DELETE', `/api/v1/resources/${R1.id}/clients/${client.client_id}`)).status, 204);
+  assertOAuthError(assert, await post(c.code, c.verifier), 401, 'invalid_client');
+});
+
 test('revocation (RFC 7009) and introspection (RFC 7662)', async () => {
   const a = await authorizeInteractively(publicClient, { scope: 'todo:read' });
   const t = (await exchange(publicClient, a.code, a.verifier)).json;

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <tuple>
 
+#include "clients/clients.h"
 #include "clients/resources.h"
 #include "core/ids.h"
 #include "crypto/base64.h"
@@ -276,7 +277,7 @@ BOOST_FIXTURE_TEST_CASE(a_code_makes_one_grant_whoever_tries_second, Fixture) {
     Grant g = grant;
     g.id = grant_id;
     const events::Event e = issued(g);
-    auto token = store.create_from_code(key, g, kNow, kIdle, refresh, e);
+    auto token = store.create_from_code(key, g, kNow, kIdle, refresh, e, CodeGrantChecks::kNone);
     return std::make_tuple(g, e, token);
   };
   // Before its exchange the code's state says: unused, its user active, its resource there.
@@ -325,6 +326,77 @@ BOOST_FIXTURE_TEST_CASE(a_code_makes_one_grant_whoever_tries_second, Fixture) {
   BOOST_TEST(!gone->used);
   BOOST_TEST(!gone->user_active.has_value());
   BOOST_TEST(!gone->resource.has_value());
+}
+
+// The exchange that read nothing first (sql/0096_code_exchange_one_statement.sql): its write
+// alone refuses a user that is deactivated or gone, a client or resource that is gone, and a
+// grant id that exists, each with AlreadyExists and nothing written.
+BOOST_FIXTURE_TEST_CASE(
+    a_code_alone_makes_a_grant_only_for_an_active_user_and_a_live_client_and_resource, Fixture) {
+  GrantStore grants(*db);
+  ClientMetadata metadata;
+  metadata.redirect_uris = {"http://127.0.0.1:3000/callback"};
+  metadata.token_endpoint_auth_method = "none";
+  metadata.client_name = "Grants test";
+  auto client = ClientStore(*db).register_client(ClientInfo::Kind::kDcr, resource->id, metadata);
+  BOOST_REQUIRE_MESSAGE(client.is_ok(), client.status().to_string());
+  // One exchange of a code for `g` (a fresh grant id each), checked in the write.
+  auto exchange = [&](Grant g) {
+    g.id = new_id("grt_");
+    g.client_id = client->client_id;
+    events::Event e = events::Event::of(events::type::kTokenIssued, {.user_id = g.user_id});
+    e.data["grant_id"] = g.id;
+    events::Recorder::stamp(e);
+    auto token =
+        grants.create_from_code(key, g, kNow, kIdle, true, e, CodeGrantChecks::kInTheWrite);
+    return std::make_tuple(g, e, token);
+  };
+  auto written = [&](const Grant& g, const events::Event& e) {
+    return count("SELECT COUNT(*) FROM grants WHERE id = ?", g.id) +
+           count("SELECT COUNT(*) FROM events WHERE id = ?", e.id) +
+           count("SELECT COUNT(*) FROM event_outbox WHERE event_id = ?", e.id);
+  };
+  // Everything in place: the grant, its event and mark, and its sealed refresh token.
+  auto [won, won_event, token] = exchange(grant);
+  BOOST_REQUIRE_MESSAGE(token.is_ok(), token.status().to_string());
+  BOOST_REQUIRE(token->has_value());
+  BOOST_TEST(written(won, won_event) == 3);
+  auto found = grants.find_refresh_token(key, **token);
+  BOOST_REQUIRE(found.is_ok());
+  BOOST_TEST(found->grant.id == won.id);
+  BOOST_TEST(found->grant.user_id == user_id);
+  BOOST_TEST(found->grant.resource_id == resource->id);
+  BOOST_TEST(found->grant.client_id == client->client_id);
+  // The same grant id again (a replay, or a concurrent exchange that lost): nothing written.
+  {
+    Grant again = won;
+    events::Event e = events::Event::of(events::type::kTokenIssued, {.user_id = user_id});
+    events::Recorder::stamp(e);
+    auto second =
+        grants.create_from_code(key, again, kNow, kIdle, true, e, CodeGrantChecks::kInTheWrite);
+    BOOST_TEST(second.status().code() == Code::kAlreadyExists);
+    BOOST_TEST(count("SELECT COUNT(*) FROM events WHERE id = ?", e.id) == 0);
+  }
+  // Each of the owners that a read would have found wanting: refused in the write, nothing
+  // written, and the same exchange goes through again once it is put back.
+  auto refused = [&](const Grant& g, const char* what) {
+    auto [lost, lost_event, none] = exchange(g);
+    BOOST_TEST(none.status().code() == Code::kAlreadyExists, what);
+    BOOST_TEST(written(lost, lost_event) == 0, what);
+  };
+  BOOST_REQUIRE(db->execute("UPDATE users SET active = FALSE WHERE id = ?", {user_id}).is_ok());
+  refused(grant, "a deactivated user");
+  BOOST_REQUIRE(db->execute("UPDATE users SET active = TRUE WHERE id = ?", {user_id}).is_ok());
+  Grant other = grant;
+  other.user_id = new_id("usr_");
+  refused(other, "a user that does not exist");
+  other = grant;
+  other.resource_id = new_id("res_");
+  refused(other, "a resource that does not exist");
+  BOOST_TEST(std::get<2>(exchange(grant)).is_ok());
+  // The client deleted (its grants revoked): refused, where a worker's copy of it would not be.
+  BOOST_REQUIRE(ClientStore(*db).remove(resource->id, client->client_id).is_ok());
+  refused(grant, "a deleted client");
 }
 
 BOOST_FIXTURE_TEST_CASE(access_tokens_die_with_their_grant_or_alone, Fixture) {
