@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import mariadb from '../peer/node_modules/mariadb/promise.js';
-import { ticks as cpuTicks, printResults } from './mariadbd-cpu.mjs';
+import { ticks as cpuTicks, printResults, timeSteps } from './mariadbd-cpu.mjs';
 
 const env = process.env;
 const n = Number(env.BENCH_N);
@@ -73,12 +73,7 @@ const rounds = Number(env.BENCH_ROUNDS ?? 3);
 // The scratch tables' first pages are allocated outside the count.
 for (const [, step] of clientSteps.slice(2)) for (let i = 0; i < n / 4; i++) await step();
 for (let round = 0; round < rounds; round++) {
-  for (const [label, step] of clientSteps) {
-    await step(); // prepared once, outside the count
-    const t0 = ticks();
-    for (let i = 0; i < n; i++) await step();
-    note(label, ((ticks() - t0) * 1e4) / n);
-  }
+  await timeSteps(env.BENCH_DB_PID, clientSteps, n, note);
   for (const [label, db, what] of serverSteps) {
     const t0 = ticks();
     execFileSync('mariadb', [`--defaults-file=${env.BENCH_DB_CNF}`, `-u${env.BENCH_DB_ADMIN}`, db, '-e', `CALL insert_loop(${n}, ${base}, '${what}')`]);
