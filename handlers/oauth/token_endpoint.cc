@@ -1,5 +1,7 @@
 #include "token_endpoint.h"
 
+#include <optional>
+
 #include "core/telemetry.h"
 #include "core/time.h"
 #include "crypto/base64.h"
@@ -10,6 +12,7 @@
 #include "oauth/client_credentials.h"
 #include "oauth/token_grants.h"
 #include "ratelimit/limiter.h"
+#include "tokens/sealed_code.h"
 
 namespace portcullis::oauth_worker {
 namespace {
@@ -152,20 +155,23 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
     // Counted once the client is known to be itself (a dcr_ id is no secret, and counting
     // failed attempts against it would let anyone lock a confidential client out), and once.
     bool counted = false;
+    // The code opened once (HKDF and AES-GCM, no round trip), for both ways below.
+    const std::optional<oauth::SealedCode> code =
+        oauth::open_code(ctx.services.master_key, form.get_or("code", ""));
     // A registered client as this worker knows it, and the code alone: one statement
     // (token_grants.h). Whatever that does not decide, the read below does.
     if (auto known =
             oauth::authenticate_client_from_worker_cache(ctx.services, *credentials, now)) {
       PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, known->client_id, now));
       counted = true;
-      if (auto decided = oauth::redeem_authorization_code_alone(ctx, *known, form, now, dpop_jkt)) {
+      if (auto decided =
+              oauth::redeem_authorization_code_alone(ctx, *known, code, form, now, dpop_jkt)) {
         return user_token_response(*decided, now, dpop_jkt);
       }
     }
     // The client and the code's state in one read; the code is looked at once the client is
     // authenticated (client_auth.h).
-    auto exchange = oauth::authenticate_client_with_code(ctx.services, *credentials,
-                                                         form.get_or("code", ""), now);
+    auto exchange = oauth::authenticate_client_with_code(ctx.services, *credentials, code, now);
     if (!exchange) {
       if (is_client_error(exchange.status())) return client_error(exchange.status(), *credentials);
       return exchange.status();
