@@ -1,5 +1,7 @@
 #include "token_endpoint.h"
 
+#include <optional>
+
 #include "core/telemetry.h"
 #include "core/time.h"
 #include "crypto/base64.h"
@@ -10,6 +12,7 @@
 #include "oauth/client_credentials.h"
 #include "oauth/token_grants.h"
 #include "ratelimit/limiter.h"
+#include "tokens/sealed_code.h"
 
 namespace portcullis::oauth_worker {
 namespace {
@@ -69,17 +72,34 @@ Result<http::Response> user_token_response(const Result<oauth::UserTokens>& toke
   return no_store_json(body);
 }
 
-// 1,200 token requests a minute per client (contract §0), shared by every worker and node.
-Status within_rate_limit(server::Context& ctx, const std::string& client_id, int64_t now) {
-  ratelimit::Limiter limiter(ctx.services.db);
-  // Client ids can be long URLs: the bucket is a digest of the id.
-  std::string bucket = "token:" + crypto::base64url_encode(crypto::sha256(client_id)).substr(0, 32);
-  auto decision =
-      limiter.hit(bucket, ctx.services.config.rate_limits.token_per_minute_per_client, 60, now);
-  if (!decision) return Status::ok();  // the store is in trouble; the grant itself will say so
-  if (!decision->allowed) return ratelimit::too_many_requests(*decision, "token requests");
-  return Status::ok();
-}
+// 1,200 token requests a minute per client (contract §0), shared by every worker and node. A
+// request counts once, however many times it authenticates its client: the code exchange does
+// twice when the exchange decided without a read falls back to the read.
+class TokenRateLimit {
+ public:
+  TokenRateLimit(server::Context& ctx, int64_t now) : ctx_(ctx), now_(now) {}
+
+  // The request counted against `client_id` (the authenticated client's) unless it already
+  // was; 429 past the limit.
+  Status count_once(const std::string& client_id) {
+    if (counted_) return Status::ok();
+    counted_ = true;
+    ratelimit::Limiter limiter(ctx_.services.db);
+    // Client ids can be long URLs: the bucket is a digest of the id.
+    std::string bucket =
+        "token:" + crypto::base64url_encode(crypto::sha256(client_id)).substr(0, 32);
+    auto decision =
+        limiter.hit(bucket, ctx_.services.config.rate_limits.token_per_minute_per_client, 60, now_);
+    if (!decision) return Status::ok();  // the store is in trouble; the grant itself will say so
+    if (!decision->allowed) return ratelimit::too_many_requests(*decision, "token requests");
+    return Status::ok();
+  }
+
+ private:
+  server::Context& ctx_;
+  const int64_t now_;
+  bool counted_ = false;
+};
 
 }  // namespace
 
@@ -111,11 +131,12 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
   // unavailable: 503 temporarily_unavailable with Retry-After, never a token-shaped failure.
   (void)ctx.services.keys.refresh_if_stale(now);
   PORTCULLIS_ASSIGN_OR_RETURN(const std::string dpop_jkt, dpop_key(ctx, now));
+  TokenRateLimit rate_limit(ctx, now);
 
   if (*grant_type == "client_credentials") {
     // Management client ids are not published anywhere, so counting before authentication
     // lends no one a way to exhaust another client's budget.
-    PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, credentials->client_id, now));
+    PORTCULLIS_RETURN_IF_ERROR(rate_limit.count_once(credentials->client_id));
     auto caller = oauth::authenticate_client_credentials_caller(ctx.services, *credentials, now);
     if (!caller) {
       if (caller.status().reason() == "invalid_client") {
@@ -149,30 +170,29 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
         .with_reason("unsupported_grant_type");
   }
   if (*grant_type == "authorization_code") {
-    // Counted once the client is known to be itself (a dcr_ id is no secret, and counting
-    // failed attempts against it would let anyone lock a confidential client out), and once.
-    bool counted = false;
+    // The code opened once (HKDF and AES-GCM, no round trip), for both ways below.
+    const std::optional<oauth::SealedCode> code =
+        oauth::open_code(ctx.services.master_key, form.get_or("code", ""));
     // A registered client as this worker knows it, and the code alone: one statement
-    // (token_grants.h). Whatever that does not decide, the read below does.
+    // (token_grants.h). Whatever that does not decide, the read below does. The request counts
+    // once the client is known to be itself (a dcr_ id is no secret, and counting failed
+    // attempts against it would let anyone lock a confidential client out).
     if (auto known =
             oauth::authenticate_client_from_worker_cache(ctx.services, *credentials, now)) {
-      PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, known->client_id, now));
-      counted = true;
-      if (auto decided = oauth::redeem_authorization_code_alone(ctx, *known, form, now, dpop_jkt)) {
+      PORTCULLIS_RETURN_IF_ERROR(rate_limit.count_once(known->client_id));
+      if (auto decided =
+              oauth::redeem_authorization_code_alone(ctx, *known, code, form, now, dpop_jkt)) {
         return user_token_response(*decided, now, dpop_jkt);
       }
     }
     // The client and the code's state in one read; the code is looked at once the client is
     // authenticated (client_auth.h).
-    auto exchange = oauth::authenticate_client_with_code(ctx.services, *credentials,
-                                                         form.get_or("code", ""), now);
+    auto exchange = oauth::authenticate_client_with_code(ctx.services, *credentials, code, now);
     if (!exchange) {
       if (is_client_error(exchange.status())) return client_error(exchange.status(), *credentials);
       return exchange.status();
     }
-    if (!counted) {
-      PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, exchange->client.client_id, now));
-    }
+    PORTCULLIS_RETURN_IF_ERROR(rate_limit.count_once(exchange->client.client_id));
     return user_token_response(
         oauth::redeem_authorization_code(ctx, *exchange, form, now, dpop_jkt), now, dpop_jkt);
   }
@@ -182,7 +202,7 @@ static Result<http::Response> answer_token_request(server::Context& ctx) {
     if (is_client_error(client.status())) return client_error(client.status(), *credentials);
     return client.status();
   }
-  PORTCULLIS_RETURN_IF_ERROR(within_rate_limit(ctx, client->client_id, now));
+  PORTCULLIS_RETURN_IF_ERROR(rate_limit.count_once(client->client_id));
   return user_token_response(oauth::redeem_refresh_token(ctx, *client, form, now, dpop_jkt), now,
                              dpop_jkt);
 }

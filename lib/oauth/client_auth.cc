@@ -125,29 +125,26 @@ Result<ClientInfo> authenticate_client(server::Services& services,
 
 Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& services,
                                                             const ClientCredentials& credentials,
-                                                            const std::string& code, int64_t now) {
-  // Opening the code costs no round trip; whether it opened is looked at only once the client
-  // is authenticated.
-  std::optional<SealedCode> opened =
-      code.empty() ? std::nullopt : open_code(services.master_key, code);
+                                                            const std::optional<SealedCode>& code,
+                                                            int64_t now) {
+  // Whether the code opened is looked at only once the client is authenticated.
   if (cimd::looks_like_cimd_client_id(credentials.client_id)) {
     // Resolved through its metadata document: the code's state is read after it.
     PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client, authenticate_client(services, credentials, now));
-    AuthenticatedWithCode out{std::move(client), std::move(opened), {}};
+    AuthenticatedWithCode out{std::move(client), code, {}};
     if (out.code) {
       PORTCULLIS_ASSIGN_OR_RETURN(out.state, read_code_state(services.db, *out.code));
     }
     return out;
   }
-  auto found = ClientStore(services.db)
-                   .find_with_code_state(credentials.client_id, opened ? &*opened : nullptr);
+  auto found =
+      ClientStore(services.db).find_with_code_state(credentials.client_id, code ? &*code : nullptr);
   if (!found && found.status().code() != Code::kNotFound) return found.status();
   // The code is looked at only once the client is authenticated: a wrong secret is
   // invalid_client whatever the code, and leaves the code as it was.
   PORTCULLIS_ASSIGN_OR_RETURN(ClientInfo client,
                               check_credentials(credentials, found ? &found->client : nullptr));
-  return AuthenticatedWithCode{std::move(client), std::move(opened),
-                               found->code.value_or(CodeState{})};
+  return AuthenticatedWithCode{std::move(client), code, found->code.value_or(CodeState{})};
 }
 
 std::optional<ClientInfo> authenticate_client_from_worker_cache(

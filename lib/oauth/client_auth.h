@@ -48,12 +48,13 @@ Result<ClientInfo> authenticate_client(server::Services& services,
                                        const ClientCredentials& credentials, int64_t now,
                                        ClientLookup lookup = ClientLookup::kStore);
 
-// The client of a code exchange and the authorization code it presents: the code opened
-// (tokens/sealed_code.h; nullopt when it does not open: unknown, forged, altered or sealed
-// under another key) and what it names read in the same round trip as a registered client
-// (ClientStore::find_with_code_state; a CIMD client is resolved first and the code's state read
-// after). The client is authenticated as authenticate_client does, with the same failures,
-// before the code is looked at: a failed authentication is invalid_client whatever the code.
+// The client of a code exchange and the authorization code it presents: `code` as open_code
+// (tokens/sealed_code.h) opened the form's code once for the whole exchange (nullopt when there
+// is none or it does not open: unknown, forged, altered or sealed under another key), and what
+// it names read in the same round trip as a registered client (ClientStore::find_with_code_state;
+// a CIMD client is resolved first and the code's state read after). The client is authenticated
+// as authenticate_client does, with the same failures, before the code is looked at: a failed
+// authentication is invalid_client whatever the code.
 struct AuthenticatedWithCode {
   ClientInfo client;
   std::optional<SealedCode> code;
@@ -61,7 +62,8 @@ struct AuthenticatedWithCode {
 };
 Result<AuthenticatedWithCode> authenticate_client_with_code(server::Services& services,
                                                             const ClientCredentials& credentials,
-                                                            const std::string& code, int64_t now);
+                                                            const std::optional<SealedCode>& code,
+                                                            int64_t now);
 
 // A registered client of a code exchange as this worker knows it (kWorkerCache), for an
 // exchange decided without a read (redeem_authorization_code_alone, token_grants.h). nullopt for

@@ -263,23 +263,18 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
                         DecidedOn::kStore);
 }
 
-std::optional<Result<UserTokens>> redeem_authorization_code_alone(server::Context& ctx,
-                                                                  const ClientInfo& client,
-                                                                  const http::Form& form,
-                                                                  int64_t now,
-                                                                  const std::string& dpop_jkt) {
-  const std::string code = form.get_or("code", "");
-  const std::optional<SealedCode> opened =
-      code.empty() ? std::nullopt : open_code(ctx.services.master_key, code);
-  if (!opened) return std::nullopt;
-  auto resource = cached_grant_resource(ctx, opened->resource_id, now);
+std::optional<Result<UserTokens>> redeem_authorization_code_alone(
+    server::Context& ctx, const ClientInfo& client, const std::optional<SealedCode>& code,
+    const http::Form& form, int64_t now, const std::string& dpop_jkt) {
+  if (!code) return std::nullopt;
+  auto resource = cached_grant_resource(ctx, code->resource_id, now);
   if (!resource) {
     if (resource.status().code() == Code::kNotFound) return std::nullopt;
     return Result<UserTokens>(resource.status());
   }
   const CodeState state{
       .used = false, .user_active = true, .resource = std::move(resource).value()};
-  return exchange_code(ctx, client, opened, state, form, now, dpop_jkt, DecidedOn::kTokenAlone);
+  return exchange_code(ctx, client, code, state, form, now, dpop_jkt, DecidedOn::kTokenAlone);
 }
 
 namespace {

@@ -41,18 +41,17 @@ Result<UserTokens> redeem_authorization_code(server::Context& ctx,
                                              const http::Form& form, int64_t now,
                                              const std::string& dpop_jkt);
 // The same exchange with nothing read first, in one statement: `client` as this worker knows it
-// (authenticate_client_from_worker_cache, client_auth.h), the code opened and checked in memory,
+// (authenticate_client_from_worker_cache, client_auth.h), `code` the form's code as open_code
+// opened it (the same value authenticate_client_with_code is given after) checked in memory,
 // its resource from this worker's copy (clients/resource_cache.h), and one CALL whose INSERT
 // checks the code's single use, its user, client and resource itself
 // (sql/0096_code_exchange_one_statement.sql). nullopt when that does not decide it: a refusal
 // of any kind, a resource this worker does not find, or a write that inserted nothing; then
 // authenticate_client_with_code and redeem_authorization_code decide on what the store holds.
 // Otherwise the tokens, or a failure that is no refusal (the store unavailable, signing).
-std::optional<Result<UserTokens>> redeem_authorization_code_alone(server::Context& ctx,
-                                                                  const ClientInfo& client,
-                                                                  const http::Form& form,
-                                                                  int64_t now,
-                                                                  const std::string& dpop_jkt);
+std::optional<Result<UserTokens>> redeem_authorization_code_alone(
+    server::Context& ctx, const ClientInfo& client, const std::optional<SealedCode>& code,
+    const http::Form& form, int64_t now, const std::string& dpop_jkt);
 // Records token.refreshed, or token.refresh_reuse_detected when a rotated-out token comes back.
 Result<UserTokens> redeem_refresh_token(server::Context& ctx, const ClientInfo& client,
                                         const http::Form& form, int64_t now,

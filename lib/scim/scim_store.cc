@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/ids.h"
 #include "core/time.h"
@@ -71,14 +72,42 @@ ScimUser user_from_row(const store::Row& r) {
   return u;
 }
 
-// The user's groups as one column, `[[id, displayName], …]` in the groups' order, so a read
-// of users costs no second round trip. NULL without groups; a user in so many groups that the
-// aggregate passes group_concat_max_len gets a truncated (unparsable) value, and
-// users_from_rows reads that user's groups with load_groups instead.
+// The user's groups as one column, `{"grp_…": [displayName, create_time], …}`, so a read of
+// users costs no second round trip; groups_of_column puts them in the groups' order. Not
+// JSON_ARRAYAGG(… ORDER BY …): MariaDB sets every GROUP_CONCAT-like aggregate up on a temporary
+// table, on disk (Aria) for elements this long, made at each statement, and 10.11 crashes
+// (signal 11 in ha_maria::drop_table) when making one fails under load; JSON_OBJECTAGG appends
+// to a string and is not cut at group_concat_max_len. NULL without groups.
 const char* kUserGroupsColumn =
-    "(SELECT JSON_ARRAYAGG(JSON_ARRAY(g.id, g.display_name) ORDER BY g.create_time, g.id) FROM "
+    "(SELECT JSON_OBJECTAGG(g.id, JSON_ARRAY(g.display_name, g.create_time)) FROM "
     "scim_group_members m JOIN scim_groups g ON g.organization_id = m.organization_id AND g.id = "
     "m.group_id WHERE m.organization_id = u.organization_id AND m.user_id = u.user_id)";
+
+// The groups of a kUserGroupsColumn value in the groups' order (creation time, then id, as
+// load_groups reads them; a DATETIME(6) as text sorts as its time), or nullopt when it does not
+// parse within json::parse's bounds (a user in thousands of groups): load_groups reads those.
+std::optional<std::vector<std::pair<std::string, std::string>>> groups_of_column(
+    const std::string& value) {
+  const auto parsed = json::parse(value);
+  if (!parsed || !parsed->isObject()) return std::nullopt;
+  struct Listed {
+    std::string create_time, id, display_name;
+  };
+  std::vector<Listed> listed;
+  for (const auto& id : parsed->getMemberNames()) {
+    const Json::Value& g = (*parsed)[id];
+    if (g.isArray() && g.size() == 2 && g[0].isString() && g[1].isString()) {
+      listed.push_back({g[1].asString(), id, g[0].asString()});
+    }
+  }
+  std::sort(listed.begin(), listed.end(), [](const Listed& a, const Listed& b) {
+    return std::tie(a.create_time, a.id) < std::tie(b.create_time, b.id);
+  });
+  std::vector<std::pair<std::string, std::string>> groups;
+  groups.reserve(listed.size());
+  for (auto& g : listed) groups.emplace_back(std::move(g.id), std::move(g.display_name));
+  return groups;
+}
 
 const char* kGroupColumns =
     "g.id, g.organization_id, g.directory_id, g.display_name, g.external_id, g.version, "
@@ -577,27 +606,22 @@ Result<ScimUser> ScimStore::get_user(const std::string& id) {
 
 Result<std::vector<ScimUser>> ScimStore::users_from_rows(const store::Rows& rows) {
   std::vector<ScimUser> users;
-  std::vector<ScimUser> truncated;
-  std::vector<size_t> truncated_at;
+  std::vector<ScimUser> unparsed;
+  std::vector<size_t> unparsed_at;
   for (const auto& r : rows) {
     users.push_back(user_from_row(r));
-    const std::optional<std::string> groups = r.opt(8);
-    if (!groups) continue;
-    const auto parsed = json::parse(*groups);
-    if (!parsed || !parsed->isArray()) {
-      truncated_at.push_back(users.size() - 1);
-      truncated.push_back(users.back());
-      continue;
-    }
-    for (const auto& g : *parsed) {
-      if (g.isArray() && g.size() == 2 && g[0].isString() && g[1].isString()) {
-        users.back().groups.emplace_back(g[0].asString(), g[1].asString());
-      }
+    const std::optional<std::string> column = r.opt(8);
+    if (!column) continue;
+    if (auto groups = groups_of_column(*column)) {
+      users.back().groups = std::move(*groups);
+    } else {
+      unparsed_at.push_back(users.size() - 1);
+      unparsed.push_back(users.back());
     }
   }
-  if (!truncated.empty()) {
-    PORTCULLIS_RETURN_IF_ERROR(load_groups(truncated));
-    for (size_t i = 0; i < truncated.size(); ++i) users[truncated_at[i]] = std::move(truncated[i]);
+  if (!unparsed.empty()) {
+    PORTCULLIS_RETURN_IF_ERROR(load_groups(unparsed));
+    for (size_t i = 0; i < unparsed.size(); ++i) users[unparsed_at[i]] = std::move(unparsed[i]);
   }
   return users;
 }

@@ -5,7 +5,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, decodeJwt } from 'jose';
-import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls, dbQuery } from './harness.mjs';
+import { http, baseUrl, basic, managementToken, assertOAuthError, assertNoNulls, dbQuery, sleep } from './harness.mjs';
 import { bindingDigest, openCode, sealCode } from './sealed-code.mjs';
 import { Browser, completeAuthorization } from './browser.mjs';
 import { api } from './management.mjs';
@@ -644,6 +644,26 @@ test('code exchange decided without a read: with the workers\' copies of the cli
   const c = await nextCode();
   assert.equal((await api('DELETE', `/api/v1/resources/${R1.id}/clients/${client.client_id}`)).status, 204);
   assertOAuthError(assert, await post(c.code, c.verifier), 401, 'invalid_client');
+});
+
+test('code exchange: a token request counts once against its client\'s rate limit, whether the exchange decided without a read or the read decided it; a failed authentication does not count', async () => {
+  const client = await register(R1, { client_name: `Counted ${uniq()}`, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post' });
+  const a = await authorizeInteractively(client, { scope: 'todo:read' });
+  const post = (code, verifier, secret = client.client_secret) => http('/oauth/token', { method: 'POST', form: { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id, client_secret: secret } });
+  // The client's bucket (handlers/oauth/token_endpoint.cc), in one fixed minute: start early in one.
+  const bucket = `token:${createHash('sha256').update(client.client_id).digest('base64url').slice(0, 32)}`;
+  const hits = () => Number(dbQuery(`SELECT COALESCE(SUM(hits), 0) FROM rate_limit_counters WHERE bucket = '${bucket}'`)[0][0]);
+  const second = new Date().getUTCSeconds();
+  if (second > 45) await sleep((61 - second) * 1000);
+  // Refused without a read, then by the read (a wrong verifier); a code that does not open.
+  assertOAuthError(assert, await post(a.code, verifierOf()), 400, 'invalid_grant');
+  assertOAuthError(assert, await post('not-a-code', a.verifier), 400, 'invalid_grant');
+  // Decided without a read; its replay refused by the write, then revoked after the read.
+  assert.equal((await post(a.code, a.verifier)).status, 200);
+  assertOAuthError(assert, await post(a.code, a.verifier), 400, 'invalid_grant');
+  assert.equal(hits(), 4);
+  assertOAuthError(assert, await post(a.code, a.verifier, 'wrong'), 401, 'invalid_client');
+  assert.equal(hits(), 4, 'a wrong secret is not counted against the client');
 });
 
 test('revocation (RFC 7009) and introspection (RFC 7662)', async () => {

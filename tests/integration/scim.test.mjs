@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { env, baseUrl, http, sleep, assertNoNulls } from './harness.mjs';
+import { env, baseUrl, http, sleep, assertNoNulls, dbQuery } from './harness.mjs';
 import { api, eventsOf, tokenWithScopes, unique } from './management.mjs';
 import {
   tenant, scim, filterQuery, assertFilterRejectedByOracle, patch,
@@ -961,8 +961,8 @@ test('paging: pages that follow each other, jumps, and writes between pages give
   assert.deepEqual((await page(13, 10, f)).Resources.map((u) => u.id), expectedActive.slice(12, 22));
 });
 
-test('lookups and groups: a filtered page gives the exact total at every count; a user in 4,000 groups sees them all', async () => {
-  const { token } = await tenant();
+test('lookups and groups: a filtered page gives the exact total at every count; a user\'s groups come in the groups\' order, every one of 4,000 or 6,700', async () => {
+  const { org, token } = await tenant();
   const tag = unique();
   // A filtered first page that is not full is answered without a count; one that is full counts.
   const users = [];
@@ -998,18 +998,46 @@ test('lookups and groups: a filtered page gives the exact total at every count; 
   };
   assert.deepEqual(await groupsOf(users[0]), twoGroups.map((g) => [g.id, g.displayName]));
   assert.deepEqual(await groupsOf(users[1]), []);
-  // More groups than one aggregated column holds (about 1 MB of ids and 250-character names):
-  // every one is still listed, none cut.
+  // The groups' order is their creation time, then their id. Times as nodes with clocks apart
+  // write them (set behind the service's back): the latest id the earliest time, two groups at
+  // the same time, one a microsecond after them with an earlier id.
+  const timed = [];
+  for (const k of [0, 1, 2, 3, 4]) {
+    const g = await scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName: `Order ${k} ${tag}`, members: [{ value: users[2].id }] } });
+    assert.equal(g.status, 201, g.text);
+    timed.push(g.json);
+  }
+  const times = ['2026-01-01 00:00:01.000001', '2026-01-01 00:00:01', '2026-01-01 00:00:01', '2026-01-01 00:00:00', '2026-01-01 00:00:03'];
+  timed.forEach((g, k) => dbQuery(`UPDATE scim_groups SET create_time = '${times[k]}' WHERE organization_id = '${org.id}' AND id = '${g.id}'`));
+  const byId = (a, b) => (a.id < b.id ? -1 : 1);
+  const inOrder = [timed[3], ...[timed[1], timed[2]].sort(byId), timed[0], timed[4]].map((g) => [g.id, g.displayName]);
+  assert.notDeepEqual(inOrder, [...timed].sort(byId).map((g) => [g.id, g.displayName]), 'not the ids\' order');
+  assert.deepEqual(await groupsOf(users[2]), inOrder);
+  // More groups than MariaDB's group_concat_max_len (1 MiB) holds: users[1] in 4,000 groups of
+  // 250-character names (about 1.2 MB), read from the users' column; users[0] in 6,700, more
+  // than json::parse reads in one column (20,000 values, three a group), read group by group.
+  // Each gets every one, in the groups' order as the database sorts them.
   const many = [...twoGroups];
-  const names = Array.from({ length: 3998 }, (_, k) => `${String(k).padStart(4, '0')} ${tag} ${'n'.repeat(230)}`);
+  const names = Array.from({ length: 6698 }, (_, k) => `${String(k).padStart(4, '0')} ${tag} ${'n'.repeat(230)}`);
   for (let k = 0; k < names.length; k += 16) {
-    const made = await Promise.all(names.slice(k, k + 16).map((displayName) =>
-      scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName, members: [{ value: users[0].id }] }, check: false })));
+    const made = await Promise.all(names.slice(k, k + 16).map((displayName, j) => {
+      const members = k + j < 4000 ? [{ value: users[0].id }, { value: users[1].id }] : [{ value: users[0].id }];
+      return scim(token, 'POST', '/Groups', { json: { schemas: [GROUP], displayName, members }, check: false });
+    }));
     for (const g of made) assert.equal(g.status, 201, g.text);
     many.push(...made.map((g) => g.json));
   }
-  const listed = await groupsOf(users[0]);
-  assert.equal(listed.length, 4000);
+  const nameOf = new Map(many.map((g) => [g.id, g.displayName]));
+  const sorted = (u) => dbQuery(`SELECT g.id FROM scim_group_members m JOIN scim_groups g ON g.organization_id = m.organization_id AND g.id = m.group_id WHERE m.organization_id = '${org.id}' AND m.user_id = '${u.id}' ORDER BY g.create_time, g.id`)
+    .map(([id]) => [id, nameOf.get(id)]);
+  const inTheirOrder = async (u, count) => {
+    const listed = await groupsOf(u);
+    assert.equal(listed.length, count);
+    assert.deepEqual(listed, sorted(u), 'every group, in the groups\' order');
+    return listed;
+  };
+  await inTheirOrder(users[1], 4000);
+  const listed = await inTheirOrder(users[0], 6700);
   assert.deepEqual(new Set(listed.map(([id]) => id)), new Set(many.map((g) => g.id)));
   assert.deepEqual(listed.slice(0, 2), twoGroups.map((g) => [g.id, g.displayName]), 'in the groups\' order');
 });
