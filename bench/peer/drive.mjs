@@ -8,7 +8,7 @@
 // process trees are each side's server: CPU is read from /proc), COMPARE_CONNECTIONS (64),
 // COMPARE_DURATION (seconds a round, 10), COMPARE_ROUNDS (2), COMPARE_AT80 (1: also a paced run
 // at 80 % of each side's peak for its p99, always with wrk), COMPARE_DRIVER (wrk | autocannon), COMPARE_SIGN_RATE (openssl speed rsa2048, one core),
-// COMPARE_FIGURES (comma list of refresh,code,jwks,metadata), COMPARE_ALG (the access_token_signing_alg of
+// COMPARE_FIGURES (comma list of refresh,code,jwks,metadata; also authorize and refused, below), COMPARE_ALG (the access_token_signing_alg of
 // Portcullis' bench resource: RS256, ES256 or EdDSA).
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
@@ -179,6 +179,20 @@ async function chains(name, n) {
   return out;
 }
 
+// The `refused` figure's token: a real refresh token of the side with one character in its middle
+// changed, so it has a real token's length and shape and fails only where the server checks it
+// (Portcullis: the seal's tag, before any signature or statement; it is never a stored token's
+// shape, which would be looked up). The plumbing every refresh pays, measured without the rest.
+const unopenable = {};
+async function unopenableToken(name) {
+  if (!unopenable[name]) {
+    const [token] = await chains(name, 1);
+    const i = Math.floor(token.length / 2);
+    unopenable[name] = token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1);
+  }
+  return unopenable[name];
+}
+
 // ---- one wrk run ----
 // wrk is the default driver: written in C, it spends a fraction of autocannon's CPU a request, and
 // on two cores the load generator's CPU is taken from both servers (autocannon's own ceiling was
@@ -196,6 +210,8 @@ async function wrkOnce(name, figure, { seconds = duration, thinkMs = 0 } = {}) {
     // thread's state crashes wrk 4.1), and a run's chains must outnumber its connections.
     writeFileSync(chainsFile, (await chains(name, connections * 3)).join('\n') + '\n');
     Object.assign(vars, { WRK_PATH: side.token, WRK_CHAINS: chainsFile, WRK_REFRESH_BODY: new URLSearchParams({ grant_type: 'refresh_token', client_id: side.clientId }).toString() });
+  } else if (figure === 'refused') {
+    Object.assign(vars, { WRK_PATH: side.token, WRK_REFRESH_BODY: new URLSearchParams({ grant_type: 'refresh_token', client_id: side.clientId, refresh_token: await unopenableToken(name) }).toString() });
   } else if (figure === 'code' || figure === 'authorize') {
     const exchangePrefix = new URLSearchParams({ grant_type: 'authorization_code', code_verifier: verifier, redirect_uri: redirect, client_id: side.clientId, resource: side.resource }).toString();
     Object.assign(vars, { WRK_PATH: side.token, WRK_AUTHORIZE: authorizeUrl(side).slice(side.base.length), WRK_COOKIE: side.cookie, WRK_EXCHANGE_BODY: exchangePrefix });
@@ -249,6 +265,7 @@ function run(name, figure, options = {}) {
   return driver === 'wrk' ? wrkOnce(name, figure, options) : autocannonRun(name, figure, options);
 }
 function autocannonRun(name, figure, { rate, seconds = duration } = {}) {
+  if (figure === 'refused' || figure === 'authorize') throw new Error(`the ${figure} figure is measured with wrk only`);
   const side = sides[name];
   const url = side.base;
   const counts = { ok: 0, bad: 0 };
@@ -421,7 +438,7 @@ for (const figure of figures) {
   }
 }
 
-const label = { refresh: 'refresh grants/s', code: 'code flows/s, signed in (authorize + exchange)', authorize: 'signed-in authorize GETs/s (no exchange)', jwks: 'JWKS GET/s', metadata: 'metadata GET/s' };
+const label = { refresh: 'refresh grants/s', refused: 'refused refreshes/s (a token that does not open)', code: 'code flows/s, signed in (authorize + exchange)', authorize: 'signed-in authorize GETs/s (no exchange)', jwks: 'JWKS GET/s', metadata: 'metadata GET/s' };
 const f0 = (x) => Math.round(x).toLocaleString('en-US');
 const cell = (name, figure) => {
   const rs = results[`${figure}/${name}`];

@@ -1,12 +1,14 @@
 -- bench/compare's wrk script: one figure of one side. bench/peer/drive.mjs sets the environment:
---   WRK_FIGURE       refresh | code | authorize | jwks | metadata
---   WRK_PATH         the document's path (jwks, metadata) or the token endpoint (refresh, code)
+--   WRK_FIGURE       refresh | refused | code | authorize | jwks | metadata
+--   WRK_PATH         the document's path (jwks, metadata) or the token endpoint (refresh,
+--                    refused, code)
 --   WRK_THREADS      wrk's -t
 --   WRK_DELAY_MS     think time of a connection before each request (0: as fast as answered);
 --                    drive.mjs derives it from the rate it wants (the run at 80 % of the peak)
 --   WRK_CHAINS       refresh: a file of fresh refresh tokens, one a line, shared out among the
 --                    threads; each answer's new token goes back to its thread's queue
---   WRK_REFRESH_BODY refresh: the form body without the token (it is appended)
+--   WRK_REFRESH_BODY refresh: the form body without the token (it is appended); refused: the
+--                    whole body, whose refresh token no server can open
 --   WRK_AUTHORIZE    code: the signed-in GET /authorize path and query
 --   WRK_COOKIE       code: the session cookie
 --   WRK_EXCHANGE_BODY code: the exchange's form body without the code (it is appended)
@@ -47,6 +49,8 @@ function init(args)
       i = i + 1
     end
     refresh_body = os.getenv("WRK_REFRESH_BODY")
+  elseif figure == "refused" then
+    refused_body = os.getenv("WRK_REFRESH_BODY")
   elseif figure == "code" or figure == "authorize" then
     authorize = os.getenv("WRK_AUTHORIZE")
     cookie = { Cookie = os.getenv("WRK_COOKIE") }
@@ -62,6 +66,8 @@ function request()
       token = "none"
     end
     return wrk.format("POST", path, form, refresh_body .. "&refresh_token=" .. token)
+  elseif figure == "refused" then
+    return wrk.format("POST", path, form, refused_body)
   elseif figure == "code" then
     local code = pop(pending)
     if code then return wrk.format("POST", path, form, exchange_body .. "&code=" .. code) end
@@ -80,6 +86,8 @@ function response(status, headers, body)
   if figure == "refresh" then
     local token = status == 200 and body:match('"refresh_token"%s*:%s*"([^"]+)"')
     if token then ok = ok + 1; push(pending, token) else bad = bad + 1 end
+  elseif figure == "refused" then
+    if status == 400 and body:match('"invalid_grant"') then ok = ok + 1 else bad = bad + 1 end
   elseif figure == "code" then
     if status >= 300 and status < 400 then
       local location = headers["Location"] or headers["location"] or ""
