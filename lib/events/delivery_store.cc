@@ -1,5 +1,9 @@
 #include "events/delivery_store.h"
 
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+
 #include "core/time.h"
 #include "format/json.h"
 
@@ -173,16 +177,62 @@ paging::Listing deliveries_listing(const std::string& webhook_id) {
   return paging::Listing{"webhook_deliveries", "webhook_id=" + webhook_id};
 }
 
+namespace {
+
+// A delivery's attempts as one column, `{"<webhook_attempts.id>": {"attempt": …}, …}`, so the
+// listing costs no query per delivery; attempts_of_column puts them in the order they were made.
+// Keyed by the row's id, not the attempt number: a replay numbers a delivery's attempts from 1
+// again, and a repeated key would hide an attempt. Not JSON_ARRAYAGG, for the reason given at
+// lib/scim/scim_store.cc kUserGroupsColumn: MariaDB makes an on-disk (Aria) temporary table at
+// each statement for it, and 10.11 crashes when making one fails under load; JSON_OBJECTAGG
+// appends to a string. NULL without attempts.
+const char* kAttemptLogColumn =
+    "(SELECT JSON_OBJECTAGG(a.id, JSON_OBJECT('attempt', a.attempt, 'attempted_at', "
+    "a.attempted_at, 'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error, "
+    "'response_excerpt', a.response_excerpt)) FROM webhook_attempts a WHERE a.delivery_id = "
+    "webhook_deliveries.id)";
+
+// The attempts of a kAttemptLogColumn value in the order they were made: by attempted_at (a
+// DATETIME(6) as text sorts as its time), then attempt number, then row id, the key read as a
+// number (as text "10" < "9"). Empty when the value does not parse.
+std::vector<Json::Value> attempts_of_column(const std::string& value) {
+  std::vector<Json::Value> attempts;
+  const auto parsed = json::parse(value);
+  if (!parsed || !parsed->isObject()) return attempts;
+  struct Made {
+    std::string attempted_at;
+    int64_t attempt = 0;
+    int64_t id = 0;
+    Json::Value fields;
+  };
+  std::vector<Made> made;
+  for (const auto& key : parsed->getMemberNames()) {
+    const Json::Value& a = (*parsed)[key];
+    int64_t id = 0;
+    const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+    if (ec != std::errc() || end != key.data() + key.size() || !a.isObject() ||
+        !a["attempt"].isInt64() || !a["attempted_at"].isString()) {
+      continue;
+    }
+    made.push_back({a["attempted_at"].asString(), a["attempt"].asInt64(), id, a});
+  }
+  std::sort(made.begin(), made.end(), [](const Made& x, const Made& y) {
+    return std::tie(x.attempted_at, x.attempt, x.id) < std::tie(y.attempted_at, y.attempt, y.id);
+  });
+  attempts.reserve(made.size());
+  for (auto& m : made) attempts.push_back(std::move(m.fields));
+  return attempts;
+}
+
+}  // namespace
+
 Result<paging::Page<Json::Value>> list_deliveries(store::Db& db, const std::string& webhook_id,
                                                   const paging::PageRequest& request,
                                                   const paging::TokenCodec& codec) {
   paging::KeysetQuery q{
-      .columns =
-          "id, event_id, state, attempts, last_status, last_error, "
-          "next_attempt_at, (SELECT JSON_ARRAYAGG(JSON_OBJECT('attempt', attempt, "
-          "'attempted_at', attempted_at, 'status_code', status_code, 'latency_ms', "
-          "latency_ms, 'error', error, 'response_excerpt', response_excerpt)) FROM "
-          "webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
+      .columns = std::string("id, event_id, state, attempts, last_status, last_error, "
+                             "next_attempt_at, ") +
+                 kAttemptLogColumn,
       .from = "webhook_deliveries",
       .where = "webhook_id = ?",
       .params = {webhook_id},
@@ -200,16 +250,14 @@ Result<paging::Page<Json::Value>> list_deliveries(store::Db& db, const std::stri
         if (!r.is_null(5)) v["last_error"] = r.str(5);
         if (r.str(2) == "pending") v["next_attempt_time"] = db_time_to_rfc3339(r.str(6));
         v["attempt_log"] = Json::Value(Json::arrayValue);
-        if (auto log = json::parse(r.str(7)); log && log->isArray()) {
-          for (Json::Value a : *log) {
-            for (const auto& key : a.getMemberNames()) {
-              if (a[key].isNull()) a.removeMember(key);
-            }
-            if (a["attempted_at"].isString()) {
-              a["attempted_at"] = db_time_to_rfc3339(a["attempted_at"].asString());
-            }
-            v["attempt_log"].append(a);
+        for (Json::Value& a : attempts_of_column(r.str(7))) {
+          for (const auto& key : a.getMemberNames()) {
+            if (a[key].isNull()) a.removeMember(key);
           }
+          if (a["attempted_at"].isString()) {
+            a["attempted_at"] = db_time_to_rfc3339(a["attempted_at"].asString());
+          }
+          v["attempt_log"].append(std::move(a));
         }
         return v;
       });

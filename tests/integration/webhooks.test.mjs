@@ -208,6 +208,13 @@ test('webhooks: an endpoint that never answers 2xx is given up after the schedul
   const failed = r.json.deliveries.find((d) => d.id === msg);
   assert.equal(failed.attempts, 4);
   assert.equal(failed.last_status, 503);
+  // Every attempt with its fields, in the order they were made (ascending attempt number).
+  const logged = (log) => log.map((a) => [a.attempt, a.status_code, a.response_excerpt, a.error]);
+  assert.deepEqual(logged(failed.attempt_log), [1, 2, 3, 4].map((n) => [n, 503, 'try later', undefined]));
+  const times = failed.attempt_log.map((a) => a.attempted_at);
+  assert.ok(times.every((t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(t)), times.join(' '));
+  assert.deepEqual([...times].sort(), times, 'attempted_at ascending');
+  assert.ok(failed.attempt_log.every((a) => Number.isInteger(a.latency_ms) && a.latency_ms >= 0));
   // Replay of that delivery: same webhook-id, delivered now.
   r = await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { delivery_id: failed.id } });
   assert.equal(r.status, 202, r.text);
@@ -215,6 +222,13 @@ test('webhooks: an endpoint that never answers 2xx is given up after the schedul
   await until('the replay', () => mine().length >= 5);
   assert.equal(mine()[4].id, failed.id);
   assert.equal(mine()[4].status, 200);
+  // The replay numbers its attempts from 1 again, listed after the earlier ones, none lost.
+  const replayed1 = await until('the replay delivered', async () => {
+    const x = await api('GET', `/api/v1/webhooks/${w.id}/deliveries?page_size=100`);
+    return x.json.deliveries.find((d) => d.id === msg && d.state === 'delivered');
+  });
+  assert.deepEqual(logged(replayed1.attempt_log),
+    [...[1, 2, 3, 4].map((n) => [n, 503, 'try later', undefined]), [1, 200, 'thanks', undefined]]);
   // Everything since a time (the endpoint's filter applied).
   r = await api('POST', `/api/v1/webhooks/${w.id}/replay`, { json: { since: before } });
   assert.equal(r.status, 202, r.text);
