@@ -77,7 +77,9 @@ ScimUser user_from_row(const store::Row& r) {
 // JSON_ARRAYAGG(… ORDER BY …): MariaDB sets every GROUP_CONCAT-like aggregate up on a temporary
 // table, on disk (Aria) for elements this long, made at each statement, and 10.11 crashes
 // (signal 11 in ha_maria::drop_table) when making one fails under load; JSON_OBJECTAGG appends
-// to a string and is not cut at group_concat_max_len. NULL without groups.
+// to a string and is cut neither at group_concat_max_len nor at max_allowed_packet (a 4 MB value
+// came back whole from a server at 1 MiB; the client library takes rows up to 1 GiB), so a long
+// value parses or goes to load_groups, never lists a user without groups. NULL without groups.
 const char* kUserGroupsColumn =
     "(SELECT JSON_OBJECTAGG(g.id, JSON_ARRAY(g.display_name, g.create_time)) FROM "
     "scim_group_members m JOIN scim_groups g ON g.organization_id = m.organization_id AND g.id = "
